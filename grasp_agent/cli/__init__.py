@@ -1,0 +1,1 @@
+"""The `grasp` command line."""

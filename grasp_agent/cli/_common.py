@@ -1,0 +1,59 @@
+"""What every command shares: settings, the console, and turning GraspError into a message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import NoReturn, ParamSpec, TypeVar
+
+import typer
+from neo4j.exceptions import DriverError, Neo4jError
+from pydantic import ValidationError
+from rich.console import Console
+
+from grasp_agent.config import Settings
+from grasp_agent.errors import GraspError
+
+console = Console()
+errors = Console(stderr=True)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as error:
+        raise GraspError(f"invalid GRASP_* setting: {error}") from error
+
+
+def friendly_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """A command that fails on purpose prints one readable line and exits 1, never a traceback."""
+
+    @wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except GraspError as error:
+            _fail(str(error))
+        except Neo4jError as error:  # a query the server refused: show its own words
+            _fail(f"Neo4j refused a query: {error.message} ({error.code})")
+        except DriverError as error:
+            _fail(f"lost the connection to Neo4j: {error}")
+
+    return wrapper
+
+
+def _fail(message: str) -> NoReturn:
+    errors.print("[bold red]error:[/] ", end="")
+    errors.print(message, markup=False, highlight=False)
+    raise typer.Exit(code=1)
+
+
+@contextmanager
+def progress_lines(title: str) -> Iterator[Callable[[str], None]]:
+    """A spinner with the latest progress line under it (for Maven builds and long waits)."""
+    with console.status(title) as status:
+        yield lambda line: status.update(f"{title}\n[dim]{line}[/]")

@@ -1,0 +1,84 @@
+"""All configuration in one pydantic-settings object; every field has a GRASP_ environment override."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _project_root() -> Path:
+    """The source checkout this package runs from, or the working directory for an installed wheel."""
+    candidate = _PACKAGE_DIR.parent
+    if (candidate / "procedures" / "pom.xml").is_file():
+        return candidate
+    return Path.cwd()
+
+
+class Settings(BaseSettings):
+    """grasp settings. Pass one instance down explicitly; nothing reads the environment behind your back."""
+
+    model_config = SettingsConfigDict(env_prefix="GRASP_", env_file=None, extra="ignore", frozen=True)
+
+    project_root: Path = Field(default_factory=_project_root)
+    runtime_dir: Path | None = Field(
+        default=None, description="Built Neo4j home parts (lib/, plugins/). Default: <project_root>/.grasp/neo4j"
+    )
+    instance: str = Field(
+        default="default", pattern=r"^[A-Za-z0-9_-]{1,40}$", description="Name of the local server instance"
+    )
+    instances_dir: Path | None = Field(
+        default=None, description="Where instances keep conf/, data/, logs/. Default: <project_root>/.grasp/instances"
+    )
+    procedures_dir: Path | None = Field(default=None, description="Maven sources. Default: <project_root>/procedures")
+
+    # External server: when set, grasp never starts a local JVM.
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+
+    listen_address: str = "127.0.0.1"
+    bolt_port: int = Field(default=7687, ge=1, le=65535)
+    http_port: int = Field(default=7474, ge=1, le=65535)
+    heap_size: str | None = Field(default=None, pattern=r"^\d+[kmgKMG]$", description="e.g. 4g; default from RAM")
+    pagecache_size: str | None = Field(default=None, pattern=r"^\d+[kmgKMG]$", description="e.g. 3g; default from RAM")
+    java_home: Path | None = Field(default=None, description="JDK/JRE 17+ for the server; default JAVA_HOME or PATH")
+    maven_command: str = "mvn"
+    start_timeout_s: float = Field(default=180.0, gt=0)
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _blank_uri_means_local(cls, value: str | None) -> str | None:
+        return value or None
+
+    @property
+    def uses_external_server(self) -> bool:
+        return self.neo4j_uri is not None
+
+    @property
+    def resolved_runtime_dir(self) -> Path:
+        return self.runtime_dir or self.project_root / ".grasp" / "neo4j"
+
+    @property
+    def instance_dir(self) -> Path:
+        return (self.instances_dir or self.project_root / ".grasp" / "instances") / self.instance
+
+    @property
+    def resolved_procedures_dir(self) -> Path:
+        return self.procedures_dir or self.project_root / "procedures"
+
+    @property
+    def bolt_uri(self) -> str:
+        return self.neo4j_uri or f"bolt://{self.listen_address}:{self.bolt_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"http://{self.listen_address}:{self.http_port}/browser/"
+
+    @property
+    def password_file(self) -> Path:
+        return self.instance_dir / "password"

@@ -1,0 +1,68 @@
+"""Shared fixtures. Live tests run against a real local Neo4j instance named 'test' on its own ports."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.db.connection import open_driver
+from grasp_agent.db.runtime import ensure_runtime
+from grasp_agent.db.server import LocalServer
+
+TEST_INSTANCE_ENV = {
+    "GRASP_INSTANCE": "test",
+    "GRASP_BOLT_PORT": "17687",
+    "GRASP_HTTP_PORT": "17474",
+    "GRASP_HEAP_SIZE": "2g",
+    "GRASP_PAGECACHE_SIZE": "512m",
+}
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
+def settings_for(env: dict[str, str]) -> Settings:
+    """Settings exactly as a `grasp` subprocess with this environment (and no other GRASP_*) would build them."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key in [key for key in os.environ if key.startswith("GRASP_")]:
+            patch.delenv(key)
+        for key, value in env.items():
+            patch.setenv(key, value)
+        return Settings()
+
+
+def cli_env(env: dict[str, str]) -> dict[str, str]:
+    """Environment for running the `grasp` CLI as a subprocess against a given instance."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GRASP_")}
+    return {**base, **env, "COLUMNS": "200"}
+
+
+@pytest.fixture(scope="session")
+def test_settings() -> Settings:
+    return settings_for(TEST_INSTANCE_ENV)
+
+
+@pytest.fixture(scope="session")
+def running_server(test_settings: Settings) -> Iterator[LocalServer]:
+    """Builds the runtime if needed, starts the 'test' instance for the session and stops it afterwards."""
+    ensure_runtime(test_settings)
+    server = LocalServer(test_settings)
+    outcome = server.start()
+    yield server
+    if not outcome.already_running:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def driver(running_server: LocalServer, test_settings: Settings) -> Iterator[Driver]:
+    with open_driver(test_settings) as session_driver:
+        yield session_driver
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
