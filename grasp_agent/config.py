@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -49,6 +50,18 @@ class Settings(BaseSettings):
     java_home: Path | None = Field(default=None, description="JDK/JRE 17+ for the server; default JAVA_HOME or PATH")
     maven_command: str = "mvn"
     start_timeout_s: float = Field(default=180.0, gt=0)
+
+    # Embeddings
+    embedder: Literal["minilm", "mpnet", "openai"] = "minilm"
+    embedder_url: str | None = Field(default=None, description="openai: base URL up to /v1, e.g. http://host:8000/v1")
+    embedder_model: str | None = Field(default=None, description="openai: model name the server knows")
+    embedder_api_key: SecretStr | None = None
+    embed_batch_size: int = Field(default=32, ge=1)
+    embed_max_tokens: int = Field(default=512, ge=8, le=512, description="Truncation of document texts, in tokens")
+    models_cache_dir: Path | None = Field(default=None, description="Unpacked models. Default: ~/.cache/grasp/models")
+    embedding_cache_path: Path | None = Field(
+        default=None, description="Vector cache. Default: <project_root>/.grasp/embeddings.sqlite"
+    )
 
     @field_validator("neo4j_uri")
     @classmethod

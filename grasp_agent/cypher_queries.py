@@ -14,6 +14,8 @@ from pathlib import Path
 from grasp_agent.errors import CypherFileError
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
+_PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -58,3 +60,23 @@ def load_statements(file_name: str) -> dict[str, str]:
     if not path.is_file():
         raise CypherFileError(f"missing Cypher file {path}")
     return parse_named_statements(path.read_text(), str(path))
+
+
+def fill_identifiers(template: str, **identifiers: str) -> str:
+    """Put labels, relation types or property names into a template's {{placeholders}}.
+
+    Cypher cannot take identifiers as parameters. Each one must match the SKB identifier alphabet (the
+    schema already enforces it; this is the last line of defence) and is backtick-quoted. Values never go
+    through here: they stay $parameters.
+    """
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in identifiers:
+            raise CypherFileError(f"no value for identifier placeholder {{{{{key}}}}}")
+        value = identifiers[key]
+        if not _IDENTIFIER.match(value):
+            raise CypherFileError(f"'{value}' is not a safe Cypher identifier for {{{{{key}}}}}: "
+                                  "letters, digits and _ only, starting with a letter")
+        return f"`{value}`"
+
+    return _PLACEHOLDER.sub(replace, template)

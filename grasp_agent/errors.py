@@ -31,3 +31,21 @@ class CypherFileError(GraspError):
 
 class SmokeCheckError(GraspError):
     """A stack smoke check (vector index, GDS, APOC) returned something unexpected."""
+
+
+class SchemaError(GraspError):
+    """An SKB schema is malformed or does not know a type."""
+
+
+class SourceFormatError(GraspError):
+    """A knowledge base file is malformed; the message names the file and line."""
+
+    def __init__(self, path: object, line: int | None, message: str) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.line = line
+
+
+class EmbeddingError(GraspError):
+    """An embedding model could not be loaded or did not answer."""

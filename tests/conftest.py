@@ -10,6 +10,7 @@ import pytest
 from neo4j import Driver
 
 from grasp_agent.config import Settings
+from grasp_agent.cypher_queries import fill_identifiers
 from grasp_agent.db.connection import open_driver
 from grasp_agent.db.runtime import ensure_runtime
 from grasp_agent.db.server import LocalServer
@@ -66,3 +67,24 @@ def driver(running_server: LocalServer, test_settings: Settings) -> Iterator[Dri
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def reset_database(driver: Driver) -> None:
+    """Empties the test database: data, grasp vector indexes and SKB constraints (the schema file is re-applied
+    by the next load). Only ever called on the 'test' instance."""
+    with driver.session() as session:  # CALL ... IN TRANSACTIONS needs an auto-commit transaction
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+    for kind, show in (("INDEX", "SHOW VECTOR INDEXES"), ("CONSTRAINT", "SHOW CONSTRAINTS")):
+        records, _, _ = driver.execute_query(f"{show} YIELD name WHERE name STARTS WITH 'grasp_' RETURN name")
+        for record in records:
+            # Index names cannot be parameters in DROP; these come from the server and pass the identifier check.
+            driver.execute_query(fill_identifiers(f"DROP {kind} {{{{name}}}} IF EXISTS", name=record["name"]))
+
+
+@pytest.fixture(scope="session")
+def embedder(test_settings: Settings, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The real offline default embedder (numpy MiniLM), with a cache file private to this test session."""
+    from grasp_agent.embed.factory import make_embedder
+
+    cache = tmp_path_factory.mktemp("embeddings") / "cache.sqlite"
+    return make_embedder(test_settings.model_copy(update={"embedding_cache_path": cache}))

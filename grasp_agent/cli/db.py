@@ -144,7 +144,8 @@ def smoke() -> None:
     with open_driver(settings) as driver:
         report = run_smoke(driver, settings.neo4j_database)
     top_id, top_score = report.vector_hits[0]
-    console.print(f"vector index: nearest to the query vector is '{top_id}' (cosine {top_score:.3f})")
+    console.print(f"vector index: nearest to the query vector is '{top_id}' "
+                  f"(index score {top_score:.3f}, i.e. (1 + cosine) / 2)")
     ranked = ", ".join(f"{node}={score:.3f}" for node, score in report.pagerank)
     console.print(f"GDS personalized PageRank from '{PAGERANK_SOURCE}': {ranked}")
     console.print(f"APOC {report.apoc_version}")

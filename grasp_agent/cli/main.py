@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from grasp_agent.cli import db
+from grasp_agent.cli import db, load, skb
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 
 app = typer.Typer(help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.",
                   no_args_is_help=True)
 app.add_typer(db.app, name="db")
+app.add_typer(load.app, name="load")
+app.add_typer(skb.app, name="skb")
 
 
 @app.command()

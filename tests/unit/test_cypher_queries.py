@@ -32,3 +32,16 @@ def test_shipped_files_parse_and_take_values_as_parameters() -> None:
 def test_missing_file_is_a_clear_error() -> None:
     with pytest.raises(CypherFileError, match="missing Cypher file .*nope.cypher"):
         load_statements("nope.cypher")
+
+
+def test_identifiers_are_checked_and_backticked() -> None:
+    from grasp_agent.cypher_queries import fill_identifiers
+
+    assert fill_identifiers("MATCH (n:{{label}})-[:{{type}}]->()", label="Disease", type="HAS_PHENOTYPE") == (
+        "MATCH (n:`Disease`)-[:`HAS_PHENOTYPE`]->()"
+    )
+    for hostile in ("Disease`) DETACH DELETE n //", "a b", "1abc", ""):
+        with pytest.raises(CypherFileError, match="not a safe Cypher identifier"):
+            fill_identifiers("MATCH (n:{{label}})", label=hostile)
+    with pytest.raises(CypherFileError, match="no value for identifier placeholder"):
+        fill_identifiers("MATCH (n:{{label}})")

@@ -1,0 +1,152 @@
+"""Loads one SKB source into Neo4j: constraints, nodes, edges, documents + embeddings, vector indexes.
+
+Idempotent and resumable: progress lives in the database (see checkpoint.py). Loading the same source
+with the same embedder again is a no-op; an interrupted load continues after the last committed batch.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from neo4j import Driver, Session
+
+from grasp_agent.cypher_queries import fill_identifiers, load_statements
+from grasp_agent.db.schema import apply_schema
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.errors import GraspError
+from grasp_agent.skb.checkpoint import LoadState, read_state, write_meta, write_state
+from grasp_agent.skb.documents import DocumentBudget
+from grasp_agent.skb.embedding_stage import EmbeddingCounts, StageEmbedders, embed_label
+from grasp_agent.skb.graph_stage import GraphWriteCounts, create_constraints, write_edges, write_nodes
+from grasp_agent.skb.schema import SkbSchema
+from grasp_agent.skb.source import SkbSource
+from grasp_agent.skb.vector_indexes import create_vector_indexes, wait_until_online
+
+SCHEMA_KEY_PREFIX = "schema:"
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    batch_size: int = 2000
+    page_size: int = 256
+    force: bool = False
+    progress: bool = True
+    budget: DocumentBudget = DocumentBudget()
+
+
+@dataclass
+class LoadSummary:
+    skb: str
+    already_loaded: bool
+    nodes: dict[str, int] = field(default_factory=dict)  # per label, as counted in the database afterwards
+    edges: dict[str, int] = field(default_factory=dict)  # "(:A)-[:T]->(:B)" -> count
+    skipped: dict[str, int] = field(default_factory=dict)
+    edges_missing_endpoint: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    embedded_texts: int = 0
+    embedding_seconds: float = 0.0
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.stage_seconds.values())
+
+    @property
+    def nodes_per_second(self) -> float:
+        seconds = self.total_seconds
+        return sum(self.nodes.values()) / seconds if seconds else 0.0
+
+    @property
+    def embeddings_per_second(self) -> float:
+        return self.embedded_texts / self.embedding_seconds if self.embedding_seconds else 0.0
+
+
+def _other_loaded_skb(session: Session, name: str) -> str | None:
+    rows = session.run("MATCH (m:GraspMeta) WHERE m.key STARTS WITH $prefix RETURN m.key AS key",
+                       prefix=SCHEMA_KEY_PREFIX).data()
+    others = [row["key"].removeprefix(SCHEMA_KEY_PREFIX) for row in rows if row["key"] != SCHEMA_KEY_PREFIX + name]
+    return others[0] if others else None
+
+
+def read_schema(session: Session, name: str) -> SkbSchema | None:
+    """The schema stored at load time (text fields, descriptions: what grasp.schema() cannot know)."""
+    rows = session.run(load_statements("skb.cypher")["read_meta"], key=SCHEMA_KEY_PREFIX + name).data()
+    return SkbSchema.from_json(rows[0]["value"], f"GraspMeta {SCHEMA_KEY_PREFIX}{name}") if rows else None
+
+
+def count_in_database(session: Session, schema: SkbSchema) -> tuple[dict[str, int], dict[str, int]]:
+    statements = load_statements("skb.cypher")
+    nodes = {
+        t.label: session.run(fill_identifiers(statements["label_count"], label=t.label)).single(strict=True)["count"]
+        for t in schema.node_types
+    }
+    edges = {}
+    for relation in schema.relation_types:
+        for pair in relation.pairs:
+            query = fill_identifiers(statements["edge_count"], source_label=pair.source, type=relation.type,
+                                     target_label=pair.target)
+            key = f"(:{pair.source})-[:{relation.type}]->(:{pair.target})"
+            edges[key] = session.run(query).single(strict=True)["count"]
+    return nodes, edges
+
+
+def load_skb(driver: Driver, database: str, source: SkbSource, embedder: GraspEmbedder,
+             options: LoadOptions = LoadOptions()) -> LoadSummary:
+    schema = source.schema()
+    apply_schema(driver, database)
+    with driver.session(database=database) as session:
+        other = _other_loaded_skb(session, schema.name)
+        if other is not None:
+            raise GraspError(f"this database already holds the SKB '{other}'; load '{schema.name}' into another "
+                             "instance (GRASP_INSTANCE=...) or another database")
+        fingerprint = source.fingerprint()
+        state = read_state(session, schema.name)
+        if state is not None and state.complete and state.matches(fingerprint, embedder.model_id) and not options.force:
+            nodes, edges = count_in_database(session, schema)
+            return LoadSummary(skb=schema.name, already_loaded=True, nodes=nodes, edges=edges)
+        if state is None or not state.matches(fingerprint, embedder.model_id) or options.force:
+            state = LoadState(skb=schema.name, fingerprint=fingerprint, embedder=embedder.model_id)
+        summary = LoadSummary(skb=schema.name, already_loaded=False)
+        _run_stages(session, source, schema, embedder, state, options, summary)
+        summary.nodes, summary.edges = count_in_database(session, schema)
+        summary.skipped = source.skipped()
+    return summary
+
+
+def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder: GraspEmbedder, state: LoadState,
+                options: LoadOptions, summary: LoadSummary) -> None:
+    def timed(stage: str, started: float) -> None:
+        summary.stage_seconds[stage] = summary.stage_seconds.get(stage, 0.0) + time.monotonic() - started
+
+    started = time.monotonic()
+    create_constraints(session, schema)
+    session.execute_write(write_meta, SCHEMA_KEY_PREFIX + schema.name, schema.to_json())
+    session.execute_write(write_state, state)
+    graph_counts = GraphWriteCounts()
+    if not state.nodes_complete:
+        write_nodes(session, source, state, options.batch_size, graph_counts, options.progress)
+    timed("nodes", started)
+    started = time.monotonic()
+    if not state.edges_complete:
+        write_edges(session, source, state, options.batch_size, graph_counts, options.progress)
+    summary.edges_missing_endpoint = graph_counts.edges_missing_endpoint
+    timed("edges", started)
+
+    started = time.monotonic()
+    embedding_counts = EmbeddingCounts()
+    embedders = StageEmbedders.for_budget(embedder, options.budget)
+    for node_type in schema.node_types:
+        if node_type.label not in state.documents_complete:
+            embed_label(session, schema, node_type, embedders, state, embedding_counts, options.budget,
+                        options.page_size, options.progress)
+            session.execute_write(write_state, state)
+    summary.embedded_texts = embedding_counts.texts
+    summary.embedding_seconds = embedding_counts.seconds
+    timed("documents+embeddings", started)
+
+    started = time.monotonic()
+    names = create_vector_indexes(session, schema, embedder.dimension)
+    wait_until_online(session, names, progress=options.progress)
+    timed("vector indexes", started)
+    state.complete = True
+    session.execute_write(write_state, state)

@@ -1,0 +1,209 @@
+"""Loading SKBs into the live server: round trips, counts, vector search, idempotency, resumption, bad input."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.errors import GraspError, SchemaError, SourceFormatError
+from grasp_agent.skb.generic import GenericSource
+from grasp_agent.skb.hpo import HpoSource
+from grasp_agent.skb.loader import LoadOptions, load_skb
+from grasp_agent.skb.schema import SkbSchema
+from grasp_agent.skb.source import EdgeRecord, NodeRecord, SkbSource
+from grasp_agent.skb.stark import StarkSource
+from tests.conftest import reset_database
+
+pytestmark = pytest.mark.neo4j
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+GENERIC = FIXTURES / "generic_example"
+QUIET = LoadOptions(progress=False, batch_size=3)  # tiny batches: several commits even on the tiny fixtures
+SPASM = ("HP:0011097",)  # Epileptic spasm: a real HPO slice of ~440 nodes and ~1,400 edges
+
+
+def _db_counts(driver: Driver) -> tuple[Counter[str], Counter[tuple[str, str, str]]]:
+    nodes, _, _ = driver.execute_query("MATCH (n) WHERE NOT n:GraspMeta RETURN labels(n)[0] AS label, count(*) AS c")
+    edges, _, _ = driver.execute_query(
+        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS s, type(r) AS t, labels(b)[0] AS e, count(*) AS c")
+    return (Counter({r["label"]: r["c"] for r in nodes}),
+            Counter({(r["s"], r["t"], r["e"]): r["c"] for r in edges}))
+
+
+def _source_counts(source: SkbSource) -> tuple[Counter[str], Counter[tuple[str, str, str]]]:
+    return (Counter(record.label for record in source.nodes()),
+            Counter((e.source_label, e.type, e.target_label) for e in source.edges()))
+
+
+@pytest.fixture
+def empty_db(driver: Driver) -> Iterator[Driver]:
+    reset_database(driver)
+    yield driver
+
+
+def test_generic_example_round_trips(empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    summary = load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    assert not summary.already_loaded
+    assert _db_counts(empty_db) == _source_counts(source)
+    records, _, _ = empty_db.execute_query(
+        "MATCH (p:Person {id: 'p1'})-[:DIRECTED]->(f:Film {id: 'f1'}) "
+        "RETURN p.aliases AS aliases, f.genres AS genres, f.doc AS doc, size(f.doc_embedding) AS dims")
+    row = records[0]
+    assert row["aliases"] == ["Miyazaki Hayao", "宮崎駿"]
+    assert row["genres"] == ["animation", "fantasy"]
+    assert row["doc"].startswith("Film: Spirited Away\nplot: A girl wanders")
+    assert "DIRECTED <- Person: Hayao Miyazaki" in row["doc"]
+    assert row["dims"] == embedder.dimension
+    role, _, _ = empty_db.execute_query("MATCH (:Person {id: 'p2'})-[r:ACTED_IN]->(:Film {id: 'f1'}) RETURN r.role AS role")
+    assert role[0]["role"] == "Chihiro"
+
+
+def test_reloading_the_same_source_is_a_no_op(empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    before = _db_counts(empty_db)
+    again = load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    assert again.already_loaded
+    assert _db_counts(empty_db) == before
+    # --force walks every stage again; MERGE and the doc hashes keep it from writing anything twice
+    forced = load_skb(empty_db, test_settings.neo4j_database, source, embedder,
+                      LoadOptions(progress=False, batch_size=3, force=True))
+    assert not forced.already_loaded and forced.embedded_texts == 0
+    assert _db_counts(empty_db) == before
+
+
+class _CrashingSource(SkbSource):
+    """The real source, but the stream breaks after `crash_after` edges, like a killed process would."""
+
+    def __init__(self, inner: SkbSource, crash_after: int) -> None:
+        self.inner, self.crash_after = inner, crash_after
+
+    def schema(self) -> SkbSchema:
+        return self.inner.schema()
+
+    def nodes(self) -> Iterator[NodeRecord]:
+        return self.inner.nodes()
+
+    def edges(self) -> Iterator[EdgeRecord]:
+        for number, edge in enumerate(self.inner.edges()):
+            if number == self.crash_after:
+                raise OSError("simulated crash while reading edges")
+            yield edge
+
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint()
+
+
+def test_interrupted_load_resumes_after_the_last_committed_batch(empty_db: Driver, test_settings: Settings,
+                                                                 embedder: GraspEmbedder) -> None:
+    source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    with pytest.raises(OSError, match="simulated crash"):
+        load_skb(empty_db, test_settings.neo4j_database, _CrashingSource(source, crash_after=4), embedder, QUIET)
+    nodes, edges = _db_counts(empty_db)
+    assert sum(nodes.values()) == 5 and sum(edges.values()) == 3  # one committed edge batch of 3
+    state, _, _ = empty_db.execute_query("MATCH (m:GraspMeta {key: 'load:films'}) RETURN m.value AS v")
+    assert '"edges_done":3' in state[0]["v"]
+    resumed = load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    assert not resumed.already_loaded
+    assert _db_counts(empty_db) == _source_counts(source)
+
+
+def test_a_second_skb_in_the_same_database_is_refused(empty_db: Driver, test_settings: Settings,
+                                                     embedder: GraspEmbedder) -> None:
+    generic = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    load_skb(empty_db, test_settings.neo4j_database, generic, embedder, QUIET)
+    stark = StarkSource(FIXTURES / "stark" / "prime", "prime")
+    with pytest.raises(GraspError, match="already holds the SKB 'films'"):
+        load_skb(empty_db, test_settings.neo4j_database, stark, embedder, QUIET)
+
+
+def test_stark_prime_fixture_round_trips_with_integer_ids(empty_db: Driver, test_settings: Settings,
+                                                         embedder: GraspEmbedder) -> None:
+    source = StarkSource(FIXTURES / "stark" / "prime", "prime")
+    load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    assert _db_counts(empty_db) == _source_counts(source)
+    expected = {record.id: record for record in source.nodes()}
+    records, _, _ = empty_db.execute_query("MATCH (n) WHERE NOT n:GraspMeta RETURN n.id AS id, n.name AS name, "
+                                           "labels(n)[0] AS label ORDER BY id")
+    assert [r["id"] for r in records] == sorted(expected)
+    assert all(isinstance(r["id"], int) for r in records)
+    assert all(r["name"] == expected[r["id"]].name and r["label"] == expected[r["id"]].label for r in records)
+    for record in expected.values():
+        for field, value in record.properties.items():
+            stored, _, _ = empty_db.execute_query("MATCH (n {id: $id}) RETURN n[$field] AS v", id=record.id, field=field)
+            assert stored[0]["v"] == value
+
+
+def test_unknown_node_type_is_refused_and_nothing_half_written(empty_db: Driver, test_settings: Settings,
+                                                              embedder: GraspEmbedder, tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes.jsonl"
+    nodes.write_text((GENERIC / "nodes.jsonl").read_text() + '{"id": "x", "type": "Robot", "name": "R2"}\n')
+    with pytest.raises(SourceFormatError, match=r"nodes.jsonl:6: .*Robot"):
+        source = GenericSource(GENERIC / "schema.json", nodes, GENERIC / "edges.jsonl")
+        load_skb(empty_db, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
+    nodes_count, _ = _db_counts(empty_db)
+    assert sum(nodes_count.values()) == 0  # the one batch that held the bad line never committed
+
+
+def test_node_type_outside_the_schema_is_a_schema_error(empty_db: Driver, test_settings: Settings,
+                                                       embedder: GraspEmbedder) -> None:
+    generic = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+
+    class Mislabelled(_CrashingSource):
+        def nodes(self) -> Iterator[NodeRecord]:
+            yield NodeRecord("Spaceship", "s1", "Falcon")
+
+    with pytest.raises(SchemaError, match="unknown node type 'Spaceship'"):
+        load_skb(empty_db, test_settings.neo4j_database, Mislabelled(generic, 10**9), embedder, QUIET)
+
+
+# --- HPO: a real slice, loaded once for the tests below ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hpo_slice(driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> HpoSource:
+    reset_database(driver)
+    source = HpoSource(subset_roots=SPASM)
+    load_skb(driver, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
+    return source
+
+
+def test_hpo_slice_counts_match_the_source(hpo_slice: HpoSource, driver: Driver) -> None:
+    assert _db_counts(driver) == _source_counts(hpo_slice)
+
+
+def test_hpo_ids_are_the_public_source_ids(hpo_slice: HpoSource, driver: Driver) -> None:
+    records, _, _ = driver.execute_query(
+        "MATCH (d:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(p:Phenotype {id: 'HP:0011097'}) "
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d) RETURN d.name AS disease, p.name AS phenotype, collect(g.id) AS genes")
+    assert records[0]["disease"] == "Developmental and epileptic encephalopathy 96"
+    assert records[0]["phenotype"] == "Epileptic spasm"
+    assert "NCBIGene:4905" in records[0]["genes"]  # NSF
+
+
+@pytest.mark.parametrize("name,hpo_id", [("Epileptic spasm", "HP:0011097"), ("Infantile spasms", "HP:0012469"),
+                                         ("Motor seizure", "HP:0020219")])
+def test_vector_search_for_a_phenotype_name_returns_it_first(hpo_slice: HpoSource, driver: Driver,
+                                                            embedder: GraspEmbedder, name: str, hpo_id: str) -> None:
+    vector = embedder.with_max_tokens(64).embed_query(name)
+    records, _, _ = driver.execute_query(
+        "CALL db.index.vector.queryNodes('grasp_phenotype_name', 3, $v) YIELD node RETURN node.id AS id", v=vector)
+    assert records[0]["id"] == hpo_id
+
+
+def test_every_node_has_both_embeddings_and_a_bounded_document(hpo_slice: HpoSource, driver: Driver,
+                                                              embedder: GraspEmbedder) -> None:
+    records, _, _ = driver.execute_query(
+        "MATCH (n) WHERE NOT n:GraspMeta RETURN n.doc AS doc, size(n.name_embedding) AS a, size(n.doc_embedding) AS b")
+    assert {(r["a"], r["b"]) for r in records} == {(embedder.dimension, embedder.dimension)}
+    assert max(embedder.count_tokens(r["doc"]) for r in records) <= 512
+    states, _, _ = driver.execute_query("SHOW VECTOR INDEXES YIELD name, state WHERE name STARTS WITH 'grasp_' "
+                                        "RETURN collect(name) AS names, collect(DISTINCT state) AS states")
+    assert sorted(states[0]["names"]) == sorted(f"grasp_{label}_{kind}" for label in ("phenotype", "disease", "gene")
+                                                for kind in ("name", "doc"))
+    assert states[0]["states"] == ["ONLINE"]
