@@ -26,7 +26,16 @@ def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool
         summary = load_skb(driver, settings.neo4j_database, source, embedder,
                            LoadOptions(batch_size=batch_size, force=force))
     print_summary(summary)
+    if not settings.uses_external_server:
+        console.print(f"store size: {_store_bytes(settings) / 2**20:,.0f} MiB (database files + transaction logs)")
     return summary
+
+
+def _store_bytes(settings: Settings) -> int:
+    data = settings.instance_dir / "data"
+    folders = [data / "databases" / settings.neo4j_database, data / "transactions" / settings.neo4j_database]
+    return sum(path.stat().st_size for folder in folders if folder.exists() for path in folder.rglob("*")
+               if path.is_file())
 
 
 def print_summary(summary: LoadSummary) -> None:

@@ -16,14 +16,23 @@ app.add_typer(skb.app, name="skb")
 
 @app.command()
 @friendly_errors
-def demo() -> None:
-    """The main job: start Neo4j (building it on first use), load the demo data, say where to look."""
+def demo(
+    subset: list[str] = typer.Option(None, "--subset", help="Load only a slice of HPO (e.g. HP:0011097) for a "
+                                     "quick look; the default loads all of it."),
+) -> None:
+    """The main job: start Neo4j (building it on first use), load the HPO knowledge base, say where to look."""
+    from grasp_agent.skb.hpo import HpoSource
+
     settings = load_settings()
     db.start_server(settings)
     db.smoke()
+    console.print("\nLoading the Human Phenotype Ontology SKB (first run only; later runs find it loaded).")
+    load.run_load(settings, HpoSource(subset_roots=tuple(subset) if subset else None), batch_size=2000, force=False)
     console.print(f"\nOpen the Neo4j Browser at {settings.browser_url}")
-    console.print(f"  user neo4j, password in {settings.password_file}; try: MATCH p=(:GraspSmokeItem)--() RETURN p")
-    console.print("Stop the server with `grasp db stop`.")
+    console.print(f"  user neo4j, password in {settings.password_file}; try:")
+    console.print("  MATCH p=(:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(:Phenotype) RETURN p", markup=False)
+    console.print("  CALL grasp.schema()")
+    console.print("Stop the server with `.venv/bin/grasp db stop`.")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@ def open_driver(settings: Settings, *, auth: tuple[str, str] | None = None) -> D
     """A verified driver for the configured server; the caller closes it (use it as a context manager)."""
     user, password = auth or resolve_auth(settings)
     uri = settings.bolt_uri
-    driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10.0)
+    # Server notifications (e.g. "property key does not exist" before the first load) would be logged as
+    # warnings on every query; grasp reports problems itself.
+    driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10.0,
+                                  notifications_min_severity="OFF")
     try:
         driver.verify_connectivity()
     except AuthError as error:

@@ -83,35 +83,31 @@ class _TensorSource:
         return np.ascontiguousarray(self.get(name).T)
 
 
-def _bert_layer(source: _TensorSource, index: int) -> LayerWeights:
+@dataclass(frozen=True)
+class _LayerNames:
+    """Where one architecture keeps each weight of an encoder layer (relative to `encoder.layer.<i>.`)."""
+
+    qkv: tuple[str, str, str]
+    attn_out: str
+    attn_norm: str
+
+
+_BERT_NAMES = _LayerNames(("attention.self.query", "attention.self.key", "attention.self.value"),
+                          "attention.output.dense", "attention.output.LayerNorm")
+_MPNET_NAMES = _LayerNames(("attention.attn.q", "attention.attn.k", "attention.attn.v"),
+                           "attention.attn.o", "attention.LayerNorm")
+
+
+def _layer_weights(source: _TensorSource, index: int, names: _LayerNames) -> LayerWeights:
     p = f"encoder.layer.{index}."
-    projections = [f"{p}attention.self.{part}" for part in ("query", "key", "value")]
+    projections = [f"{p}{part}" for part in names.qkv]
     return LayerWeights(
         qkv_t=np.ascontiguousarray(np.concatenate([source.get(f"{name}.weight") for name in projections]).T),
         qkv_bias=np.concatenate([source.get(f"{name}.bias") for name in projections]),
-        attn_out_t=source.transposed(f"{p}attention.output.dense.weight"),
-        attn_out_bias=source.get(f"{p}attention.output.dense.bias"),
-        attn_norm_weight=source.get(f"{p}attention.output.LayerNorm.weight"),
-        attn_norm_bias=source.get(f"{p}attention.output.LayerNorm.bias"),
-        up_t=source.transposed(f"{p}intermediate.dense.weight"),
-        up_bias=source.get(f"{p}intermediate.dense.bias"),
-        down_t=source.transposed(f"{p}output.dense.weight"),
-        down_bias=source.get(f"{p}output.dense.bias"),
-        out_norm_weight=source.get(f"{p}output.LayerNorm.weight"),
-        out_norm_bias=source.get(f"{p}output.LayerNorm.bias"),
-    )
-
-
-def _mpnet_layer(source: _TensorSource, index: int) -> LayerWeights:
-    p = f"encoder.layer.{index}."
-    projections = [f"{p}attention.attn.{part}" for part in ("q", "k", "v")]
-    return LayerWeights(
-        qkv_t=np.ascontiguousarray(np.concatenate([source.get(f"{name}.weight") for name in projections]).T),
-        qkv_bias=np.concatenate([source.get(f"{name}.bias") for name in projections]),
-        attn_out_t=source.transposed(f"{p}attention.attn.o.weight"),
-        attn_out_bias=source.get(f"{p}attention.attn.o.bias"),
-        attn_norm_weight=source.get(f"{p}attention.LayerNorm.weight"),
-        attn_norm_bias=source.get(f"{p}attention.LayerNorm.bias"),
+        attn_out_t=source.transposed(f"{p}{names.attn_out}.weight"),
+        attn_out_bias=source.get(f"{p}{names.attn_out}.bias"),
+        attn_norm_weight=source.get(f"{p}{names.attn_norm}.weight"),
+        attn_norm_bias=source.get(f"{p}{names.attn_norm}.bias"),
         up_t=source.transposed(f"{p}intermediate.dense.weight"),
         up_bias=source.get(f"{p}intermediate.dense.bias"),
         down_t=source.transposed(f"{p}output.dense.weight"),
@@ -129,7 +125,7 @@ def load_encoder_weights(path: Path, config: EncoderConfig) -> EncoderWeights:
         raise EmbeddingError(f"weights {path} could not be read: {exc}") from exc
     source = _TensorSource(tensors, path)
     is_mpnet = config.model_type == "mpnet"
-    make_layer = _mpnet_layer if is_mpnet else _bert_layer
+    names = _MPNET_NAMES if is_mpnet else _BERT_NAMES
     weights = EncoderWeights(
         config=config,
         word_embeddings=source.get("embeddings.word_embeddings.weight"),
@@ -137,7 +133,7 @@ def load_encoder_weights(path: Path, config: EncoderConfig) -> EncoderWeights:
         token_type_row=None if is_mpnet else source.get("embeddings.token_type_embeddings.weight")[0],
         embed_norm_weight=source.get("embeddings.LayerNorm.weight"),
         embed_norm_bias=source.get("embeddings.LayerNorm.bias"),
-        layers=tuple(make_layer(source, index) for index in range(config.num_layers)),
+        layers=tuple(_layer_weights(source, index, names) for index in range(config.num_layers)),
         relative_bias=source.get("encoder.relative_attention_bias.weight") if is_mpnet else None,
     )
     _check_shapes(weights, path)

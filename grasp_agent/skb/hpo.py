@@ -107,6 +107,10 @@ class HpoSource(SkbSource):
     def skipped(self) -> dict[str, int]:
         return dict(self._skipped)
 
+    def size_hint(self) -> tuple[int | None, int | None]:
+        catalog = self._load_catalog()
+        return len(catalog.terms) + len(catalog.diseases) + len(catalog.genes), None
+
     def nodes(self) -> Iterator[NodeRecord]:
         catalog = self._load_catalog()
         for term in catalog.terms.values():

@@ -207,3 +207,20 @@ def test_every_node_has_both_embeddings_and_a_bounded_document(hpo_slice: HpoSou
     assert sorted(states[0]["names"]) == sorted(f"grasp_{label}_{kind}" for label in ("phenotype", "disease", "gene")
                                                 for kind in ("name", "doc"))
     assert states[0]["states"] == ["ONLINE"]
+
+
+def test_cli_skb_info_shows_the_loaded_kb_and_exports_its_schema(hpo_slice: HpoSource) -> None:
+    import json
+    import subprocess
+
+    from tests.conftest import TEST_INSTANCE_ENV, cli_env
+    from tests.neo4j.test_stack import GRASP
+
+    shown = subprocess.run([GRASP, "skb", "info"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert "load: complete; embedder: local:all-MiniLM-L6-v2:max512" in shown.stdout
+    assert "(:Disease)-[:HAS_PHENOTYPE]->(:Phenotype)" in shown.stdout
+    assert "grasp_phenotype_name" in shown.stdout and "ONLINE 100%" in shown.stdout
+    exported = subprocess.run([GRASP, "skb", "info", "--json"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,
+                              text=True)
+    assert SkbSchema.model_validate(json.loads(exported.stdout)) == hpo_slice.schema()
