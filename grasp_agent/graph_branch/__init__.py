@@ -1,0 +1,1 @@
+"""The GRASP graph branch: mentions, entity table, plan, validation/compilation/execution, rescoring."""

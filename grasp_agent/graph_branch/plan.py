@@ -1,0 +1,117 @@
+"""The plan an LLM (or the heuristic planner) writes: the one JSON contract shared with the Java procedures.
+
+    {"anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasm", "match_mode": "name"}],
+     "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+     "target": {"var": "t", "type": "Disease"},
+     "relevance_text": "early-onset forms", "n_cand": 50, "risk": "low"}
+
+Hops are undirected. A variable that is neither an anchor nor the target is an intermediate; its type is
+inferred from the schema, or given by the hop's optional `source_type`/`target_type` when ambiguous. A plan
+without hops ranks the target type's nodes by relevance text. `grasp.plan.validate` checks a plan against
+the live graph; this model checks only its shape, and publishes the JSON Schema used for constrained decoding.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from grasp_agent.errors import GraspError
+
+Variable = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t")]
+TypeName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+
+
+class PlanError(GraspError):
+    """A plan is not well-formed JSON of the plan shape; `.errors` lists each problem."""
+
+    def __init__(self, message: str, errors: list[str]) -> None:
+        super().__init__(message)
+        self.errors = errors
+
+
+class MatchMode(str, Enum):
+    NAME = "name"
+    DOC = "doc"
+
+
+class Risk(str, Enum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class Anchor(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    var: Variable
+    type: TypeName
+    text: str = Field(min_length=1, max_length=500, description="The mention, written like a node name")
+    match_mode: MatchMode = MatchMode.NAME
+
+
+class Hop(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: Variable
+    relation: TypeName
+    target: Variable
+    source_type: TypeName | None = None
+    target_type: TypeName | None = None
+
+
+class Target(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    var: Variable
+    type: TypeName
+
+
+class Plan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    anchors: tuple[Anchor, ...] = ()
+    hops: tuple[Hop, ...] = ()
+    target: Target
+    relevance_text: str = Field(default="", max_length=2000,
+                                description="What the hops cannot express; ranks targets densely")
+    n_cand: int = Field(default=0, ge=0, description="The planner's estimate of how many candidates the plan yields")
+    risk: Risk = Field(default=Risk.MEDIUM, description="How likely the graph ranking misleads (for fusion)")
+
+    @model_validator(mode="after")
+    def _variables_are_consistent(self) -> Plan:
+        anchor_vars = [anchor.var for anchor in self.anchors]
+        if len(set(anchor_vars)) != len(anchor_vars):
+            raise ValueError(f"anchor variables must be distinct; got {anchor_vars}")
+        if self.hops and self.target.var in anchor_vars:
+            raise ValueError(f"the target variable '{self.target.var}' is also an anchor; with hops they must differ")
+        if not self.hops and not self.relevance_text and not self.anchors:
+            raise ValueError("a plan without hops ranks by relevance_text or an anchor's text; both are empty")
+        return self
+
+    def to_json(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema for constrained decoding (vLLM guided_json, llama.cpp grammars)."""
+        return cls.model_json_schema()
+
+
+def parse_plan(text: str) -> Plan:
+    """A Plan from LLM output: the first JSON object in `text` (models like to add prose around it)."""
+    start = text.find("{")
+    if start < 0:
+        raise PlanError("the planner's answer contains no JSON object", ["no '{' in the answer"])
+    try:
+        payload, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as error:
+        raise PlanError(f"the planner's answer is not valid JSON: {error}", [str(error)]) from error
+    try:
+        return Plan.model_validate(payload)
+    except ValidationError as error:
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'plan'}: {e['msg']}" for e in error.errors()]
+        raise PlanError(f"the plan does not have the plan shape: {'; '.join(problems)}", problems) from error
