@@ -42,9 +42,12 @@ HPO_SCHEMA = SkbSchema(
     ),
     node_types=(
         NodeType(label="Phenotype", text_fields=("definition", "synonyms", "comment"),
-                 description="An HPO term, e.g. HP:0001250 Seizure"),
-        NodeType(label="Disease", text_fields=("source",), description="A disease, e.g. OMIM:619340"),
-        NodeType(label="Gene", text_fields=(), description="A human gene by symbol, e.g. NCBIGene:2260 FGFR1"),
+                 description="An HPO term, e.g. HP:0001250 Seizure",
+                 aliases=("phenotypic abnormality", "symptom", "sign", "feature", "finding", "abnormality", "trait")),
+        NodeType(label="Disease", text_fields=("source",), description="A disease, e.g. OMIM:619340",
+                 aliases=("disorder", "syndrome", "condition", "illness")),
+        NodeType(label="Gene", text_fields=(), description="A human gene by symbol, e.g. NCBIGene:2260 FGFR1",
+                 aliases=("genes", "locus")),
     ),
     relation_types=(
         RelationType(type="IS_A", pairs=(RelationPair(source="Phenotype", target="Phenotype"),),

@@ -24,6 +24,7 @@ class NodeType(BaseModel):
     name_field: Identifier = "name"
     text_fields: tuple[Identifier, ...] = Field(default=(), description="Properties rendered into the node document, in order")
     description: str = ""
+    aliases: tuple[str, ...] = Field(default=(), description="Other words a question uses for this type, e.g. 'symptom'")
 
 
 class RelationPair(BaseModel):

@@ -1,0 +1,65 @@
+from grasp_agent.graph_branch.schema_paths import (
+    SchemaHop,
+    relevance_text,
+    shortest_meta_path,
+    target_type,
+    type_words,
+)
+from grasp_agent.skb.hpo import HPO_SCHEMA
+from grasp_agent.skb.schema import NodeType
+
+HPO_COUNTS = {
+    ("Phenotype", "IS_A", "Phenotype"): 23392,
+    ("Disease", "HAS_PHENOTYPE", "Phenotype"): 253328,
+    ("Disease", "LACKS_PHENOTYPE", "Phenotype"): 704,
+    ("Gene", "ASSOCIATED_WITH", "Disease"): 12302,
+    ("Gene", "ASSOCIATED_WITH", "Phenotype"): 259012,
+}
+
+
+def test_type_words_split_labels_add_aliases_and_plurals() -> None:
+    words = type_words(NodeType(label="GeneProtein", aliases=("protein",)))
+    assert {"gene protein", "gene proteins", "protein", "proteins"} <= set(words)
+    assert "bodies" in type_words(NodeType(label="Body"))
+
+
+def test_target_type_is_the_type_asked_for_after_the_wh_word() -> None:
+    assert target_type("Which diseases present seizures and are linked to the gene SCN1A?", HPO_SCHEMA) == "Disease"
+    assert target_type("What genes are associated with Dravet syndrome?", HPO_SCHEMA) == "Gene"
+    assert target_type("List the symptoms of Angelman syndrome", HPO_SCHEMA) == "Phenotype"
+    assert target_type("Genes behind a disorder with seizures", HPO_SCHEMA) == "Gene"  # no wh-word: first type word
+    assert target_type("Tell me about spirited away", HPO_SCHEMA) is None
+
+
+def test_one_hop_paths_pick_the_relation_by_size_or_negation() -> None:
+    assert shortest_meta_path("Phenotype", "Disease", HPO_COUNTS, "Which diseases show seizures?") == [
+        SchemaHop("Phenotype", "HAS_PHENOTYPE", "Disease")]
+    assert shortest_meta_path("Phenotype", "Disease", HPO_COUNTS, "Which diseases lack seizures?") == [
+        SchemaHop("Phenotype", "LACKS_PHENOTYPE", "Disease")]
+    assert shortest_meta_path("Gene", "Disease", HPO_COUNTS) == [SchemaHop("Gene", "ASSOCIATED_WITH", "Disease")]
+
+
+def test_self_loops_and_unreachable_types() -> None:
+    assert shortest_meta_path("Phenotype", "Phenotype", HPO_COUNTS) == [SchemaHop("Phenotype", "IS_A", "Phenotype")]
+    assert shortest_meta_path("Gene", "Gene", HPO_COUNTS) == []
+    assert shortest_meta_path("Gene", "Drug", HPO_COUNTS) is None
+
+
+def test_two_hop_path_through_an_intermediate_type() -> None:
+    counts = {("Drug", "TREATS", "Disease"): 10, ("Gene", "ASSOCIATED_WITH", "Disease"): 5}
+    assert shortest_meta_path("Drug", "Gene", counts) == [SchemaHop("Drug", "TREATS", "Disease"),
+                                                         SchemaHop("Disease", "ASSOCIATED_WITH", "Gene")]
+
+
+def test_relevance_text_drops_anchor_mentions() -> None:
+    question = "Which diseases present Epileptic spasm and an early onset, and involve gene NSF?"
+    assert relevance_text(question, ["epileptic spasm", "NSF"]) == (
+        "Which diseases present and an early onset, and involve gene?")
+
+
+def test_negative_relations_are_judged_per_word() -> None:
+    from grasp_agent.graph_branch.schema_paths import is_negative_relation
+
+    assert is_negative_relation("LACKS_PHENOTYPE") and is_negative_relation("PHENOTYPE_ABSENT")
+    assert is_negative_relation("CONTRAINDICATION") and is_negative_relation("NOT_ASSOCIATED_WITH")
+    assert not is_negative_relation("HAS_PHENOTYPE") and not is_negative_relation("ANNOTATED")
