@@ -88,3 +88,19 @@ def embedder(test_settings: Settings, tmp_path_factory: pytest.TempPathFactory):
 
     cache = tmp_path_factory.mktemp("embeddings") / "cache.sqlite"
     return make_embedder(test_settings.model_copy(update={"embedding_cache_path": cache}))
+
+
+SPASM = ("HP:0011097",)  # Epileptic spasm: a real HPO slice of 439 nodes and 1,421 edges
+
+
+@pytest.fixture(scope="module")
+def hpo_slice(driver: Driver, test_settings: Settings, embedder):  # type: ignore[no-untyped-def]
+    """The test database holding exactly the Epileptic-spasm slice of HPO (reloaded per module, since other
+    modules empty the database)."""
+    from grasp_agent.skb.hpo import HpoSource
+    from grasp_agent.skb.loader import LoadOptions, load_skb
+
+    reset_database(driver)
+    source = HpoSource(subset_roots=SPASM)
+    load_skb(driver, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
+    return source

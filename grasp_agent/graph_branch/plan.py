@@ -17,11 +17,19 @@ import json
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grasp_agent.errors import GraspError
 
-Variable = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t")]
+# The Java side builds `$bindings_<var>` and `b_<var>` from variables, hence the alphabet and the b_ ban.
+def _not_generated_name(value: str) -> str:
+    if value.startswith("b_"):
+        raise ValueError(f"variable '{value}' starts with 'b_', which is reserved for generated names")
+    return value
+
+
+Variable = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t"),
+                     AfterValidator(_not_generated_name)]
 TypeName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 
 
@@ -78,8 +86,9 @@ class Plan(BaseModel):
     target: Target
     relevance_text: str = Field(default="", max_length=2000,
                                 description="What the hops cannot express; ranks targets densely")
-    n_cand: int = Field(default=0, ge=0, description="The planner's estimate of how many candidates the plan yields")
-    risk: Risk = Field(default=Risk.MEDIUM, description="How likely the graph ranking misleads (for fusion)")
+    # Defaults are grasp.plan.validate's, so a plan means the same on both sides.
+    n_cand: int = Field(default=50, ge=0, description="The planner's estimate of how many candidates the plan yields")
+    risk: Risk = Field(default=Risk.LOW, description="How likely the graph ranking misleads (for fusion)")
 
     @model_validator(mode="after")
     def _variables_are_consistent(self) -> Plan:

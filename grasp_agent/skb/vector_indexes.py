@@ -21,7 +21,10 @@ def index_name(label: str, kind: str) -> str:
 
 def create_vector_indexes(session: Session, schema: SkbSchema, dimension: int) -> list[str]:
     template = load_statements("skb.cypher")["vector_index"]
-    options = {"indexConfig": {"vector.dimensions": dimension, "vector.similarity_function": "cosine"}}
+    # Quantization (on by default since 5.23) skews scores by several hundredths; linking thresholds
+    # (tau x best cosine) need the exact values, and our stores are small enough to keep full floats.
+    options = {"indexConfig": {"vector.dimensions": dimension, "vector.similarity_function": "cosine",
+                               "vector.quantization.enabled": False}}
     names = []
     for node_type in schema.node_types:
         for kind, prop in EMBEDDING_PROPERTIES.items():

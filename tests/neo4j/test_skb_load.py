@@ -24,7 +24,6 @@ pytestmark = pytest.mark.neo4j
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GENERIC = FIXTURES / "generic_example"
 QUIET = LoadOptions(progress=False, batch_size=3)  # tiny batches: several commits even on the tiny fixtures
-SPASM = ("HP:0011097",)  # Epileptic spasm: a real HPO slice of ~440 nodes and ~1,400 edges
 
 
 def _db_counts(driver: Driver) -> tuple[Counter[str], Counter[tuple[str, str, str]]]:
@@ -164,14 +163,6 @@ def test_node_type_outside_the_schema_is_a_schema_error(empty_db: Driver, test_s
 
 
 # --- HPO: a real slice, loaded once for the tests below ---------------------------------------------------
-
-@pytest.fixture(scope="module")
-def hpo_slice(driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> HpoSource:
-    reset_database(driver)
-    source = HpoSource(subset_roots=SPASM)
-    load_skb(driver, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
-    return source
-
 
 def test_hpo_slice_counts_match_the_source(hpo_slice: HpoSource, driver: Driver) -> None:
     assert _db_counts(driver) == _source_counts(hpo_slice)

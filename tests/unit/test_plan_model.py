@@ -30,6 +30,7 @@ def test_the_documented_example_parses_and_round_trips() -> None:
         ({"surprise": 1}, "surprise"),
         ({"anchors": [EXAMPLE["anchors"][0], EXAMPLE["anchors"][0]]}, "anchor variables must be distinct"),
         ({"target": {"var": "a1", "type": "Disease"}}, "is also an anchor"),
+        ({"target": {"var": "b_t", "type": "Disease"}}, "target.var"),
     ],
 )
 def test_malformed_plans_name_each_problem(change: dict[str, object], problem: str) -> None:

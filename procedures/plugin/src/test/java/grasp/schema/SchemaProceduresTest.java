@@ -29,6 +29,8 @@ class SchemaProceduresTest {
         neo4j = Neo4jBuilders.newInProcessBuilder()
                 .withDisabledServer()
                 .withProcedure(SchemaProcedures.class)
+                .withProcedure(grasp.link.LinkProcedures.class)
+                .withProcedure(grasp.plan.PlanProcedures.class)
                 .withFunction(VersionFunction.class)
                 .build();
         driver = GraphDatabase.driver(neo4j.boltURI(), AuthTokens.none());
@@ -163,7 +165,8 @@ class SchemaProceduresTest {
                 "SHOW PROCEDURES YIELD name, description WHERE name STARTS WITH 'grasp.' RETURN name, description"));
         rows.addAll(run("SHOW FUNCTIONS YIELD name, description WHERE name STARTS WITH 'grasp.' RETURN name, description"));
         assertThat(rows).extracting(r -> r.get("name").asString())
-                .contains("grasp.schema", "grasp.schema.validatePath", "grasp.version");
+                .contains("grasp.schema", "grasp.schema.validatePath", "grasp.version", "grasp.link", "grasp.plan.validate",
+                        "grasp.plan.compile", "grasp.plan.execute");
         assertThat(rows).allSatisfy(r -> assertThat(r.get("description").asString()).isNotBlank());
     }
 }

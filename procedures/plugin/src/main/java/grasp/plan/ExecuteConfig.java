@@ -1,0 +1,64 @@
+package grasp.plan;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The {@code config} map of {@code grasp.plan.execute}, range-checked.
+ *
+ * @param k           candidates per anchor; negative: the match mode's default (name 5, doc 10)
+ * @param tau         keep bindings with cosine >= tau x best; negative: the mode's default (name 0.95, doc 0.90)
+ * @param maxRows     row budget: most plan paths the graph pattern may match (default 200,000)
+ * @param timeoutMs   time budget of the whole call in milliseconds (default 5,000)
+ * @param denseWeight weight of the dense score in {@code score = anchorScore + denseWeight x denseScore}
+ * @param exactLimit  dense scores are exact (computed in Java) up to this many candidates, else read from the
+ *                    target label's doc vector index (default 20,000)
+ * @param indexTopN   how many hits the index path asks the doc vector index for (default 10,000)
+ */
+public record ExecuteConfig(
+        long k, double tau, long maxRows, long timeoutMs, double denseWeight, long exactLimit, long indexTopN) {
+
+    static final Set<String> KEYS = Set.of("k", "tau", "maxRows", "timeoutMs", "denseWeight", "exactLimit", "indexTopN");
+
+    public static ExecuteConfig parse(Map<String, Object> config) {
+        Map<String, Object> values = config == null ? Map.of() : config;
+        for (String key : values.keySet()) {
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown config key '" + key + "'; allowed: " + new TreeSet<>(KEYS));
+            }
+        }
+        return new ExecuteConfig(
+                integer(values, "k", -1, Long.MIN_VALUE, 1000),
+                number(values, "tau", -1.0),
+                integer(values, "maxRows", 200_000, 1, Long.MAX_VALUE),
+                integer(values, "timeoutMs", 5_000, 1, Long.MAX_VALUE),
+                number(values, "denseWeight", 1.0),
+                integer(values, "exactLimit", 20_000, 0, Long.MAX_VALUE),
+                integer(values, "indexTopN", 10_000, 1, 100_000));
+    }
+
+    private static long integer(Map<String, Object> values, String key, long fallback, long min, long max) {
+        Object value = values.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Long || value instanceof Integer) || ((Number) value).longValue() < min
+                || ((Number) value).longValue() > max) {
+            throw new IllegalArgumentException("config " + key + " must be an integer in [" + (min == Long.MIN_VALUE ? "-inf" : min)
+                    + ", " + max + "]; got " + value);
+        }
+        return ((Number) value).longValue();
+    }
+
+    private static double number(Map<String, Object> values, String key, double fallback) {
+        Object value = values.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Number number) || !Double.isFinite(number.doubleValue())) {
+            throw new IllegalArgumentException("config " + key + " must be a finite number; got " + value);
+        }
+        return number.doubleValue();
+    }
+}

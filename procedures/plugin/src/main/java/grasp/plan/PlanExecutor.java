@@ -1,0 +1,202 @@
+package grasp.plan;
+
+import grasp.link.AnchorLinker;
+import grasp.link.VectorIndexes;
+import grasp.schema.GraphSchema;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+
+/**
+ * Runs a plan end to end: validate, link every anchor, check the row budget, run the compiled query, rescore
+ * densely, keep the top {@code limit} by score (ties by id), rebuild their witnesses. Everything runs in its own
+ * read transaction whose timeout is the time budget, so a hub can never hold the server for longer.
+ */
+public final class PlanExecutor {
+
+    /** One ranked target. {@code witness} lists, per anchor, its path: node, relationship, node, ... */
+    public record Row(Object nodeId, String name, double anchorScore, double denseScore, double score, List<Object> witness) {}
+
+    private record Candidate(Node node, double anchorScore) {}
+
+    private record Scored(Candidate candidate, Object id, double dense, double score) {}
+
+    private final GraphDatabaseService db;
+    private final GraphSchema schema;
+    private final ExecuteConfig config;
+
+    public PlanExecutor(GraphDatabaseService db, GraphSchema schema, ExecuteConfig config) {
+        this.db = db;
+        this.schema = schema;
+        this.config = config;
+    }
+
+    public List<Row> execute(String planJson, Map<String, Object> anchorVectors, List<?> relevanceVector, long limit) {
+        PlanValidator.Validation validation = PlanValidator.validate(planJson, schema);
+        if (!validation.valid()) {
+            throw new IllegalArgumentException("invalid plan: " + String.join("; ", validation.errors()));
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1; got " + limit);
+        }
+        double[] relevance = relevanceVector == null ? null : VectorIndexes.toVector(relevanceVector, "relevanceVector");
+        Map<String, Object> vectors = anchorVectors == null ? Map.of() : anchorVectors;
+        checkVectorKeys(validation.plan(), vectors);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
+        try (Transaction inner = db.beginTx(config.timeoutMs(), TimeUnit.MILLISECONDS)) {
+            return run(inner, validation, vectors, relevance, limit, deadline);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (System.nanoTime() >= deadline) {
+                throw timeout(e);
+            }
+            throw e;
+        }
+    }
+
+    private List<Row> run(Transaction tx, PlanValidator.Validation validation, Map<String, Object> vectors,
+            double[] relevance, long limit, long deadline) {
+        PlanCompiler compiler = new PlanCompiler(validation);
+        String label = validation.plan().target().type();
+        if (compiler.needsVectorIndexOnly()) {
+            return rankByIndex(tx, label, relevance, limit);
+        }
+        Map<String, Object> params = compiler.parameters(link(tx, validation.plan(), vectors));
+        checkRowBudget(tx, compiler, params, deadline);
+        List<Candidate> candidates = candidates(tx, compiler, params);
+        Map<String, Double> dense = new HashMap<>();
+        if (relevance != null) {
+            dense = new DenseRescorer(tx, label, relevance, config).score(candidates.stream().map(Candidate::node).toList());
+        }
+        List<Scored> top = top(candidates, dense, limit);
+        Map<String, List<Object>> witnesses = witnesses(tx, compiler, params, top);
+        List<Row> rows = new ArrayList<>();
+        for (Scored s : top) {
+            rows.add(row(s, witnesses.getOrDefault(s.candidate().node().getElementId(), List.of())));
+        }
+        return rows;
+    }
+
+    private Map<String, List<Map<String, Object>>> link(Transaction tx, Plan plan, Map<String, Object> vectors) {
+        AnchorLinker linker = new AnchorLinker(tx, schema);
+        Map<String, List<Map<String, Object>>> bindings = new LinkedHashMap<>();
+        for (Plan.Anchor anchor : plan.anchors()) {
+            AnchorLinker.Settings settings = AnchorLinker.Settings.of(anchor.matchMode(), config.k(), config.tau());
+            Object vector = vectors.get(anchor.var());
+            List<AnchorLinker.Binding> found;
+            if (vector instanceof List<?> list) {
+                found = linker.byVector(anchor.type(), anchor.matchMode(),
+                        VectorIndexes.toVector(list, "anchorVectors." + anchor.var()), settings);
+            } else {
+                found = linker.byText(anchor.type(), anchor.text(), settings);
+            }
+            bindings.put(anchor.var(), found.stream().map(AnchorLinker.Binding::toParameter).toList());
+        }
+        return bindings;
+    }
+
+    private void checkRowBudget(Transaction tx, PlanCompiler compiler, Map<String, Object> params, long deadline) {
+        Map<String, Object> probe = new HashMap<>(params);
+        probe.put("maxRows", config.maxRows() + 1);
+        long rows = 0;
+        try (Result result = tx.execute(compiler.probeQuery(), probe)) {
+            while (result.hasNext()) {
+                result.next();
+                if (++rows > config.maxRows()) {
+                    throw new IllegalStateException("plan matched more than " + config.maxRows() + " rows (config maxRows); "
+                            + "narrow the anchors (smaller k, higher tau) or pick a more specific relation");
+                }
+                if ((rows & 1023) == 0 && System.nanoTime() >= deadline) {
+                    throw timeout(null);
+                }
+            }
+        }
+    }
+
+    private static List<Candidate> candidates(Transaction tx, PlanCompiler compiler, Map<String, Object> params) {
+        List<Candidate> candidates = new ArrayList<>();
+        try (Result result = tx.execute(compiler.candidatesQuery(), params)) {
+            while (result.hasNext()) {
+                Map<String, Object> row = result.next();
+                candidates.add(new Candidate((Node) row.get("node"), ((Number) row.get("anchorScore")).doubleValue()));
+            }
+        }
+        return candidates;
+    }
+
+    private List<Scored> top(List<Candidate> candidates, Map<String, Double> dense, long limit) {
+        List<Scored> scored = new ArrayList<>(candidates.size());
+        for (Candidate c : candidates) {
+            double d = dense.getOrDefault(c.node().getElementId(), 0.0);
+            scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d));
+        }
+        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
+        return scored.subList(0, (int) Math.min(limit, scored.size()));
+    }
+
+    private static Map<String, List<Object>> witnesses(Transaction tx, PlanCompiler compiler, Map<String, Object> params,
+            List<Scored> top) {
+        List<Map<String, Object>> targets = new ArrayList<>();
+        for (Scored s : top) {
+            targets.add(Map.of("elementId", s.candidate().node().getElementId(), "anchorScore", s.candidate().anchorScore()));
+        }
+        Map<String, Object> withTargets = new HashMap<>(params);
+        withTargets.put("targets", targets);
+        Map<String, List<Object>> witnesses = new HashMap<>();
+        try (Result result = tx.execute(compiler.witnessQuery(), withTargets)) {
+            while (result.hasNext()) {
+                Map<String, Object> row = result.next();
+                witnesses.put((String) row.get("node"), new ArrayList<>((List<?>) row.get("witness")));
+            }
+        }
+        return witnesses;
+    }
+
+    private List<Row> rankByIndex(Transaction tx, String label, double[] relevance, long limit) {
+        if (relevance == null) {
+            throw new IllegalArgumentException("a plan without hops and anchors ranks " + label
+                    + " nodes by relevanceVector; got null");
+        }
+        List<Scored> scored = new ArrayList<>();
+        for (VectorIndexes.Hit hit : VectorIndexes.nearest(tx, label, "doc", limit, relevance)) {
+            Candidate c = new Candidate(hit.node(), 0.0);
+            scored.add(new Scored(c, hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine()));
+        }
+        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
+        return scored.stream().map(s -> row(s, List.of())).toList();
+    }
+
+    private static Row row(Scored s, List<Object> witness) {
+        Object name = s.candidate().node().getProperty("name", null);
+        return new Row(s.id(), name == null ? null : name.toString(), s.candidate().anchorScore(), s.dense(), s.score(),
+                witness);
+    }
+
+    private static void checkVectorKeys(Plan plan, Map<String, Object> vectors) {
+        List<String> anchors = plan.anchors().stream().map(Plan.Anchor::var).toList();
+        for (Map.Entry<String, Object> entry : vectors.entrySet()) {
+            if (!anchors.contains(entry.getKey())) {
+                throw new IllegalArgumentException("anchorVectors has key '" + entry.getKey() + "', which is not an anchor "
+                        + "variable; anchors: " + anchors);
+            }
+            if (entry.getValue() != null && !(entry.getValue() instanceof List)) {
+                throw new IllegalArgumentException("anchorVectors." + entry.getKey() + " must be a LIST<FLOAT>; got "
+                        + entry.getValue().getClass().getSimpleName());
+            }
+        }
+    }
+
+    private IllegalStateException timeout(Throwable cause) {
+        return new IllegalStateException("plan exceeded the time budget of " + config.timeoutMs() + " ms (config timeoutMs); "
+                + "narrow the anchors (smaller k, higher tau) or pick a more specific relation", cause);
+    }
+}

@@ -1,0 +1,233 @@
+package grasp.plan;
+
+import static grasp.plan.PlanValidateTest.anchor;
+import static grasp.plan.PlanValidateTest.hop;
+import static grasp.plan.PlanValidateTest.plan;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import grasp.testkb.TestKb;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.neo4j.driver.Record;
+import org.neo4j.driver.Value;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PlanExecuteTest {
+
+    static final String DISEASE = "{\"var\": \"t\", \"type\": \"Disease\"}";
+    static final String ONE_HOP = plan(anchor("a1", "Phenotype", "epileptic spasm"), hop("a1", "HAS_PHENOTYPE", "t"), DISEASE);
+    static final String TWO_ANCHORS = plan(anchor("a1", "Phenotype", "epileptic spasm") + "," + anchor("a2", "Phenotype", "seizure"),
+            hop("a1", "HAS_PHENOTYPE", "t") + "," + hop("t", "HAS_PHENOTYPE", "a2"), DISEASE);
+    /** Anchors a1 and g meet at the intermediate d; the target is a phenotype of d. */
+    static final String BRANCHED = plan(anchor("a1", "Phenotype", "epileptic spasm") + "," + anchor("g", "Gene", "scn1a"),
+            hop("a1", "HAS_PHENOTYPE", "d") + "," + hop("g", "ASSOCIATED_WITH", "d") + "," + hop("d", "HAS_PHENOTYPE", "t"),
+            "{\"var\": \"t\", \"type\": \"Phenotype\"}");
+    static final Map<String, Object> SEIZURE = Map.of("a1", TestKb.E1, "a2", List.of(0.6, 0.8, 0.0, 0.0));
+    static final List<Double> RELEVANCE = List.of(0.0, 0.0, 0.6, 0.8);
+
+    private TestKb kb;
+
+    @BeforeAll
+    void start() {
+        kb = new TestKb();
+    }
+
+    @AfterAll
+    void stop() {
+        kb.close();
+    }
+
+    @BeforeEach
+    void load() {
+        kb.createSmallKb();
+    }
+
+    @AfterEach
+    void wipe() {
+        kb.wipe();
+    }
+
+    private List<Record> execute(String plan, Map<String, Object> vectors, List<Double> relevance, Map<String, Object> config) {
+        Map<String, Object> params = new HashMap<>();
+        params.put("plan", plan);
+        params.put("vectors", vectors);
+        params.put("relevance", relevance);
+        params.put("config", config);
+        return kb.run("CALL grasp.plan.execute($plan, $vectors, $relevance, 100, $config)", params);
+    }
+
+    private static void assertClose(List<Double> actual, double... expected) {
+        assertThat(actual).hasSize(expected.length);
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(actual.get(i)).isCloseTo(expected[i], within(1e-6));
+        }
+    }
+
+    private static List<Object> ids(List<Record> rows) {
+        return rows.stream().map(r -> r.get("nodeId").asObject()).toList();
+    }
+
+    private static List<Double> scores(List<Record> rows, String column) {
+        return rows.stream().map(r -> r.get(column).asDouble()).toList();
+    }
+
+    @Test
+    void oneHopPlanRanksByLinkedAnchorCosineWithAWitness() {
+        List<Record> rows = execute(ONE_HOP, Map.of("a1", TestKb.E1), null, Map.of());
+        // a1 links HP:1 (1.0) and HP:2 (0.96); D:1 has HP:1, D:2 has HP:2
+        assertThat(ids(rows)).containsExactly("D:1", "D:2");
+        assertThat(scores(rows, "anchorScore").get(1)).isCloseTo(0.96, within(1e-6));
+        assertThat(rows.get(0).get("denseScore").asDouble()).isZero();
+        assertThat(rows.get(0).get("witness").asList(Value::asMap)).containsExactly(
+                Map.of("var", "a1", "id", "HP:1", "name", "Epileptic spasm", "label", "Phenotype"),
+                Map.of("type", "HAS_PHENOTYPE", "direction", "<-"),
+                Map.of("var", "t", "id", "D:1", "name", "West syndrome", "label", "Disease"));
+    }
+
+    @Test
+    void twoHopPlanTypesTheIntermediateAndBreaksTiesById() {
+        List<Record> rows = execute(PlanValidateTest.TWO_HOP, Map.of("a1", TestKb.E1), null, Map.of());
+        // HP:1 -> D:1 -> {ARX 1001, SCN1A 1002} at 1.0; HP:2 -> D:2 -> SCN1A at 0.96 (max keeps 1.0)
+        assertThat(ids(rows)).containsExactly(1001L, 1002L);
+        assertThat(scores(rows, "score")).allSatisfy(s -> assertThat(s).isCloseTo(1.0, within(1e-6)));
+        List<Map<String, Object>> witness = rows.get(1).get("witness").asList(Value::asMap);
+        assertThat(witness).extracting(step -> step.getOrDefault("id", step.get("type")))
+                .containsExactly("HP:1", "HAS_PHENOTYPE", "D:1", "ASSOCIATED_WITH", 1002L);
+        assertThat(witness.get(3)).containsEntry("direction", "<-");
+        assertThat(witness.get(2)).containsEntry("var", "d").containsEntry("label", "Disease");
+    }
+
+    @Test
+    void multiAnchorPlanSumsTheAnchorScores() {
+        List<Record> rows = execute(TWO_ANCHORS, SEIZURE, null, Map.of());
+        // a2 links only HP:3 (1.0; HP:2 is 0.8 < 0.95); D:3 lacks an a1 phenotype
+        assertThat(ids(rows)).containsExactly("D:1", "D:2");
+        assertThat(scores(rows, "anchorScore").get(0)).isCloseTo(2.0, within(1e-6));
+        assertThat(scores(rows, "anchorScore").get(1)).isCloseTo(1.96, within(1e-6));
+        assertThat(rows.get(0).get("witness").asList(Value::asMap)).extracting(step -> step.getOrDefault("id", step.get("type")))
+                .containsExactly("HP:1", "HAS_PHENOTYPE", "D:1", "HP:3", "HAS_PHENOTYPE", "D:1");
+    }
+
+    @Test
+    void anchorsMeetingAtAnIntermediateAreJoinedThere() {
+        // g links SCN1A by exact name (no vector given): D:1 scores 1.0 + 1.0, D:2 0.96 + 1.0
+        List<Record> rows = execute(BRANCHED, Map.of("a1", TestKb.E1), null, Map.of());
+        assertThat(ids(rows)).containsExactly("HP:1", "HP:3", "HP:2");
+        assertClose(scores(rows, "anchorScore"), 2.0, 2.0, 1.96);
+        assertThat(rows.get(1).get("witness").asList(Value::asMap)).extracting(step -> step.getOrDefault("id", step.get("direction")))
+                .containsExactly("HP:1", "<-", "D:1", "->", "HP:3", 1002L, "->", "D:1", "->", "HP:3");
+    }
+
+    @Test
+    void anchorOnTheChainIsJoinedByItsBindings() {
+        String plan = plan(anchor("a1", "Phenotype", "x") + "," + anchor("d", "Disease", "dravet syndrome"),
+                hop("a1", "HAS_PHENOTYPE", "d") + "," + hop("d", "ASSOCIATED_WITH", "t"), "{\"var\": \"t\", \"type\": \"Gene\"}");
+        List<Record> rows = execute(plan, Map.of("a1", TestKb.E1), null, Map.of());
+        assertThat(ids(rows)).containsExactly(1002L);
+        assertThat(scores(rows, "anchorScore").get(0)).isCloseTo(1.96, within(1e-6));
+    }
+
+    @Test
+    void compiledQueryRunsAsIsAndAgreesWithExecute() {
+        for (String plan : List.of(ONE_HOP, PlanValidateTest.TWO_HOP, TWO_ANCHORS, BRANCHED)) {
+            Map<String, Object> bindings = new HashMap<>();
+            for (String var : List.of("a1", "a2")) {
+                if (plan.contains("\"" + var + "\"")) {
+                    bindings.put(var, kb.run("CALL grasp.link($v, 'Phenotype') YIELD nodeId, score RETURN collect({id: nodeId, score: score}) AS b",
+                            Map.of("v", SEIZURE.get(var))).get(0).get("b").asObject());
+                }
+            }
+            if (plan.contains("\"g\"")) {
+                bindings.put("g", List.of(Map.of("id", 1002L, "score", 1.0)));
+            }
+            Record compiled = kb.run("CALL grasp.plan.compile($plan, $bindings)", Map.of("plan", plan, "bindings", bindings)).get(0);
+            List<Record> direct = kb.run(compiled.get("query").asString(), compiled.get("params").asMap());
+            List<Record> executed = execute(plan, SEIZURE.entrySet().stream().filter(e -> plan.contains("\"" + e.getKey() + "\""))
+                    .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), RELEVANCE,
+                    Map.of("denseWeight", 0.0));
+            assertThat(ids(direct)).as(plan).isNotEmpty().isEqualTo(ids(executed));
+            assertThat(scores(direct, "anchorScore")).isEqualTo(scores(executed, "score"));
+            assertThat(direct.get(0).get("witness").asList()).isEqualTo(executed.get(0).get("witness").asList());
+        }
+    }
+
+    @Test
+    void compiledTwoHopQueryIsParameterizedAndQuoted() {
+        Record compiled = kb.run("CALL grasp.plan.compile($plan)", Map.of("plan", PlanValidateTest.TWO_HOP)).get(0);
+        String query = compiled.get("query").asString();
+        assertThat(query).startsWith("UNWIND $bindings_a1 AS b_a1\nMATCH (`a1`:`Phenotype` {id: b_a1.id})\n")
+                .contains("MATCH (`a1`)-[:`HAS_PHENOTYPE`]-(`d`:`Disease`)", "LIMIT $limit", "CALL (`t`, _s) {");
+        assertThat(compiled.get("params").asMap()).containsEntry("bindings_a1", List.of()).containsEntry("limit", 100L);
+        assertThatThrownBy(() -> kb.run("CALL grasp.plan.compile('{}')"))
+                .hasMessageContaining("invalid plan: target is missing");
+        assertThatThrownBy(() -> kb.run("CALL grasp.plan.compile($plan, {zz: []})", Map.of("plan", PlanValidateTest.TWO_HOP)))
+                .hasMessageContaining("bindings.zz is not an anchor variable; anchors: [a1]");
+    }
+
+    @Test
+    void denseRescoringExactAndIndexPathsAgree() {
+        List<Record> exact = execute(ONE_HOP, Map.of("a1", TestKb.E1), RELEVANCE, Map.of());
+        List<Record> index = execute(ONE_HOP, Map.of("a1", TestKb.E1), RELEVANCE, Map.of("exactLimit", 0L));
+        // D:2: 0.96 + cos(doc, r) = 0.96 + 1.0; D:1: 1.0 + 0.8
+        assertThat(ids(exact)).containsExactly("D:2", "D:1").isEqualTo(ids(index));
+        assertClose(scores(exact, "denseScore"), 1.0, 0.8);
+        for (int i = 0; i < 2; i++) {
+            assertThat(scores(index, "denseScore").get(i)).isCloseTo(scores(exact, "denseScore").get(i), within(0.05));
+        }
+        List<Record> weighted = execute(ONE_HOP, Map.of("a1", TestKb.E1), RELEVANCE, Map.of("denseWeight", 0.1));
+        assertThat(ids(weighted)).containsExactly("D:1", "D:2");
+        assertThat(scores(weighted, "score").get(0)).isCloseTo(1.08, within(1e-6));
+    }
+
+    @Test
+    void noHopPlansRankByTheDocIndexOrByTheTargetsOwnBindings() {
+        List<Record> rows = execute(plan("", "", DISEASE), Map.of(), RELEVANCE, Map.of());
+        assertThat(ids(rows)).containsExactly("D:2", "D:1", "D:3");
+        assertClose(scores(rows, "score"), 1.0, 0.8, 0.36);
+        assertThatThrownBy(() -> execute(plan("", "", DISEASE), Map.of(), null, Map.of()))
+                .hasMessageContaining("a plan without hops and anchors ranks Disease nodes by relevanceVector; got null");
+        List<Record> anchored = execute(plan(anchor("t", "Disease", "DRAVET syndrome"), "", DISEASE), Map.of(), null, Map.of());
+        assertThat(ids(anchored)).containsExactly("D:2");
+        assertThat(anchored.get(0).get("witness").asList(Value::asMap)).extracting(s -> s.get("id")).containsExactly("D:2");
+    }
+
+    @Test
+    void hubAnchorStopsAtTheRowBudget() {
+        kb.run("CREATE (p:Phenotype {id: 'HP:hub', name: 'Hub'}) WITH p UNWIND range(1, 5000) AS i "
+                + "CREATE (:Disease {id: 'HUB:' + i, name: 'd' + i})-[:HAS_PHENOTYPE]->(p)");
+        String plan = plan(anchor("a1", "Phenotype", "hub"), hop("a1", "HAS_PHENOTYPE", "t"), DISEASE);
+        assertThatThrownBy(() -> execute(plan, Map.of(), null, Map.of("maxRows", 1000L)))
+                .hasMessageContaining("plan matched more than 1000 rows (config maxRows); narrow the anchors");
+        assertThat(execute(plan, Map.of(), null, Map.of())).hasSize(100);
+    }
+
+    @Test
+    void hostileInputIsRejectedOrTreatedAsData() {
+        String evil = "'}) DETACH DELETE n //";
+        String textPlan = "{\"anchors\": [" + anchor("a1", "Phenotype", evil) + "], \"hops\": [" + hop("a1", "HAS_PHENOTYPE", "t")
+                + "], \"target\": " + DISEASE + ", \"relevance_text\": \"" + evil + "\"}";
+        assertThat(execute(textPlan, Map.of(), null, Map.of())).isEmpty();
+        assertThatThrownBy(() -> execute(plan(anchor("a1", "Disease`) DETACH DELETE n //", "x"), hop("a1", "HAS_PHENOTYPE", "t"),
+                DISEASE), Map.of(), null, Map.of())).hasMessageContaining("invalid plan: anchor 'a1' type 'Disease`) DETACH");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("a1", List.of(1.0, 0.0)), null, Map.of()))
+                .hasMessageContaining("vector has 2 dimensions but index 'grasp_phenotype_name' holds 4-dimensional");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("a1", TestKb.E1), List.of(1.0), Map.of()))
+                .hasMessageContaining("relevanceVector has 1 dimensions but doc_embedding of Disease node");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("a1", TestKb.E1), null, Map.of("k", 1_000_000L)))
+                .hasMessageContaining("config k must be an integer in [-inf, 1000]; got 1000000");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("zz", TestKb.E1), null, Map.of()))
+                .hasMessageContaining("anchorVectors has key 'zz', which is not an anchor variable; anchors: [a1]");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of(), null, Map.of("fast", true)))
+                .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, exactLimit, indexTopN, k, maxRows, tau, timeoutMs]");
+        assertThat(kb.nodeCount()).isEqualTo(10L);
+    }
+}
