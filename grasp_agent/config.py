@@ -63,6 +63,20 @@ class Settings(BaseSettings):
         default=None, description="Vector cache. Default: <project_root>/.grasp/embeddings.sqlite"
     )
 
+    # LLM
+    llm: Literal["none", "openai", "llama-cpp"] = Field(
+        default="none", description="Planner/reranker LLM backend; none = the heuristic planner"
+    )
+    llm_url: str | None = Field(default=None, description="openai: base URL up to /v1, e.g. http://host:8000/v1")
+    llm_model: str | None = Field(default=None, description="openai: model name the server knows")
+    llm_api_key: SecretStr | None = None
+    llm_gguf: str = Field(
+        default="qwen2.5-0.5b", description="llama-cpp: qwen2.5-0.5b, qwen2.5-coder-1.5b, or a path to a .gguf file"
+    )
+    llm_context_tokens: int = Field(default=4096, ge=256, description="llama-cpp: context window in tokens")
+    llm_threads: int | None = Field(default=None, ge=1, description="llama-cpp: CPU threads; default: llama.cpp's")
+    llm_timeout_s: float = Field(default=120.0, gt=0, description="openai: seconds to wait for one answer")
+
     @field_validator("neo4j_uri")
     @classmethod
     def _blank_uri_means_local(cls, value: str | None) -> str | None:

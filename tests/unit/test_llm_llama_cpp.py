@@ -1,0 +1,120 @@
+"""In-process llama.cpp: the real packaged 0.5B model when llama-cpp-python and the GGUF parts are installed."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from grasp_agent.embed.packaged_models import default_models_cache_dir
+from grasp_agent.graph_branch.plan import Plan
+from grasp_agent.llm.errors import LLMError, ModelFileError
+from grasp_agent.llm.llama_cpp import GRAMMAR_MAX_LENGTH, grammar_schema
+from grasp_agent.llm.packaged_models import QWEN_05B, QWEN_05B_GGUF, resolve_gguf
+
+HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
+needs_llama_cpp = pytest.mark.skipif(not HAVE_LLAMA_CPP, reason="the [local-llm] extra installs llama-cpp-python")
+
+SYSTEM = (
+    "You translate biomedical questions into a JSON graph query plan. Node types: Phenotype, Disease, Gene. "
+    "Relations: Phenotype-IS_A->Phenotype, Disease-HAS_PHENOTYPE->Phenotype, Disease-LACKS_PHENOTYPE->Phenotype, "
+    "Gene-ASSOCIATED_WITH->Disease. Anchors are entities named in the question; the target is what is asked for."
+)
+
+
+def _parts_installed() -> bool:
+    try:
+        return all(importlib.metadata.distribution(part.distribution) for part in QWEN_05B_GGUF.parts)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed; the missing-extra message cannot occur")
+def test_without_the_extra_the_error_names_it(tmp_path: Path) -> None:
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    with pytest.raises(LLMError, match=r"grasp-agent\[local-llm\]"):
+        LlamaCppLLM(tmp_path / "model.gguf")
+
+
+def test_grammar_schemas_drop_only_length_bounds_llama_cpp_cannot_unroll() -> None:
+    schema = Plan.json_schema()
+    bounded = grammar_schema(schema)
+    assert "maxLength" not in bounded["properties"]["relevance_text"]  # 2000: refused by llama.cpp
+    assert "maxLength" not in bounded["$defs"]["Anchor"]["properties"]["text"]  # 500 > GRAMMAR_MAX_LENGTH
+    assert bounded["$defs"]["Anchor"]["properties"]["text"]["minLength"] == 1
+    assert GRAMMAR_MAX_LENGTH == 64
+    assert bounded["$defs"]["Target"] == schema["$defs"]["Target"]  # patterns and everything else stay
+    assert schema["properties"]["relevance_text"]["maxLength"] == 2000  # the input is not modified
+
+
+@needs_llama_cpp
+def test_a_missing_or_foreign_file_is_refused(tmp_path: Path) -> None:
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    with pytest.raises(ModelFileError, match="does not exist"):
+        LlamaCppLLM(tmp_path / "absent.gguf")
+    (tmp_path / "weights.bin").write_bytes(b"\x00" * 64)
+    with pytest.raises(ModelFileError, match="not a GGUF"):
+        LlamaCppLLM(tmp_path / "weights.bin")
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[object]:
+    if not HAVE_LLAMA_CPP:
+        pytest.skip("the [local-llm] extra installs llama-cpp-python")
+    if not _parts_installed():
+        pytest.skip(f"the 0.5B GGUF parts are not installed; run: {QWEN_05B_GGUF.install_hint}")
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    model = LlamaCppLLM(resolve_gguf(QWEN_05B, default_models_cache_dir()), context_tokens=2048, max_tokens=300)
+    yield model
+    model.close()
+
+
+def _messages(question: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+
+
+@pytest.mark.slow
+def test_the_05b_model_writes_schema_valid_plan_json(llm: object) -> None:
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    assert isinstance(llm, LlamaCppLLM) and llm.model_id == "llama-cpp:qwen2.5-0.5b"
+    text = llm.complete_json(_messages("Which diseases present epileptic spasm and hypsarrhythmia?"), Plan.json_schema())
+    payload = json.loads(text)  # the grammar admits nothing but JSON
+    try:
+        Plan.model_validate(payload)
+    except ValidationError as error:
+        # The grammar enforces the schema (types, patterns, enums); only the cross-field rules can fail.
+        assert all(problem["loc"] == () for problem in error.errors()), error.errors()
+    assert llm.complete_json(_messages("Which diseases present epileptic spasm and hypsarrhythmia?"),
+                             Plan.json_schema()) == text  # greedy: the same answer again
+
+
+@pytest.mark.slow
+def test_the_05b_model_gives_first_token_logprobs(llm: object) -> None:
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    assert isinstance(llm, LlamaCppLLM)
+    question = "Is hypsarrhythmia an abnormal EEG pattern? Answer with one word: yes or no."
+    scores = llm.first_token_logprobs([{"role": "user", "content": question}], ["yes", "no"])
+    assert set(scores) == {"yes", "no"}
+    assert all(math.isfinite(value) and value <= 0.0 for value in scores.values())
+    response = llm.invoke([{"role": "user", "content": question}], max_tokens=5)
+    assert response.content.strip() and response.usage is not None and response.usage.response_tokens
+
+
+@pytest.mark.slow
+def test_a_grammar_llama_cpp_refuses_is_an_error_not_a_crash(llm: object) -> None:
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    assert isinstance(llm, LlamaCppLLM)
+    with pytest.raises(LLMError, match="refused the grammar for schema 'huge'"):
+        llm.complete_json(_messages("anything"), {"title": "huge", "type": "string", "pattern": "^[a-z]{0,3000}$"})
