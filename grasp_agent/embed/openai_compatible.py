@@ -11,20 +11,10 @@ from typing import Any
 import httpx
 import numpy as np
 from pydantic import SecretStr
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import EmbeddingError
-
-_EXCERPT = 300
-
-
-class _RetryableError(Exception):
-    """A failure worth another try: no connection, a timeout, 429, or a 5xx answer."""
-
-
-def _excerpt(text: str) -> str:
-    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
+from grasp_agent.http_json import RetryableError, call_with_retries, excerpt, post_json
 
 
 def parse_embeddings(payload: Any, expected: int) -> np.ndarray:
@@ -141,39 +131,23 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
                                      f"allowed: one dimension per model ({self._model})")
 
     def _post_with_retries(self, body: dict[str, Any]) -> Any:
-        retrying = Retrying(
-            stop=stop_after_attempt(self._retries + 1),
-            wait=wait_exponential(multiplier=self._retry_wait_s, max=30),
-            retry=retry_if_exception_type(_RetryableError),
-            reraise=True,
-        )
         try:
-            for attempt in retrying:
-                with attempt:
-                    return self._post(body)
-        except _RetryableError as exc:
+            return call_with_retries(lambda: self._post(body), self._retries, self._retry_wait_s)
+        except RetryableError as exc:
             raise EmbeddingError(
                 f"embedding server {self._url} (model {self._model}) failed after {self._retries + 1} attempts: {exc}"
             ) from exc
-        raise AssertionError("unreachable: tenacity either returns or reraises")
 
     def _post(self, body: dict[str, Any]) -> Any:
-        try:
-            response = self._client.post(self._url, json=body)
-        except httpx.TimeoutException as exc:
-            raise _RetryableError(f"no answer within {self._timeout_s}s ({type(exc).__name__})") from exc
-        except httpx.TransportError as exc:
-            raise _RetryableError(f"cannot connect: {exc}") from exc
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _RetryableError(f"HTTP {response.status_code}: {_excerpt(response.text)}")
+        response = post_json(self._client, self._url, body, self._timeout_s)
         if response.status_code >= 400:
             raise EmbeddingError(f"embedding server {self._url} refused model {self._model!r}: "
-                                 f"HTTP {response.status_code}: {_excerpt(response.text)}")
+                                 f"HTTP {response.status_code}: {excerpt(response.text)}")
         try:
             return response.json()
         except ValueError as exc:
             raise EmbeddingError(f"embedding server {self._url} answered malformed JSON "
-                                 f"(HTTP {response.status_code}): {_excerpt(response.text)!r}") from exc
+                                 f"(HTTP {response.status_code}): {excerpt(response.text)!r}") from exc
 
     def close(self) -> None:
         self._client.close()

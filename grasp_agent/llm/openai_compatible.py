@@ -8,13 +8,8 @@ from typing import Any, Literal
 import httpx
 from neo4j_graphrag.types import LLMMessage
 from pydantic import SecretStr
-from tenacity import (
-    Retrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-)
 
+from grasp_agent.http_json import RetryableError, call_with_retries, excerpt, post_json
 from grasp_agent.llm.base import (
     ChatResult,
     GenerationOptions,
@@ -31,11 +26,6 @@ SchemaMode = Literal["json_schema", "guided_json", "json_object", "none"]
 SCHEMA_MODES: tuple[SchemaMode, ...] = ("json_schema", "guided_json", "json_object", "none")
 TOP_LOGPROBS = 20  # OpenAI's maximum and vLLM's default --max-logprobs
 _REFUSED = (400, 422)  # 422: FastAPI-style servers answer unknown or invalid fields with it
-_EXCERPT = 300
-
-
-class _RetryableError(Exception):
-    """A failure worth another try: no connection, a timeout, 429, or a 5xx answer."""
 
 
 class _Refused(LLMError):
@@ -44,10 +34,6 @@ class _Refused(LLMError):
     def __init__(self, message: str, detail: str) -> None:
         super().__init__(message)
         self.detail = detail
-
-
-def _excerpt(text: str) -> str:
-    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
 
 
 def constrain_body(body: dict[str, Any], mode: SchemaMode, constraint: OutputConstraint) -> dict[str, Any]:
@@ -73,7 +59,7 @@ def parse_chat(payload: Any) -> ChatResult:
     message = first.get("message") if first is not None else None
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
-        raise LLMError(f"response has no choices[0].message.content string; got {_excerpt(repr(payload))}")
+        raise LLMError(f"response has no choices[0].message.content string; got {excerpt(repr(payload))}")
     usage = payload.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
@@ -93,7 +79,7 @@ def parse_first_token_logprobs(payload: Any) -> list[tuple[str, float]]:
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         raise LLMError(
             f"response has no choices[0].logprobs.content[0] with token/logprob/top_logprobs "
-            f"({type(exc).__name__}: {exc}); got {_excerpt(repr(payload))}; "
+            f"({type(exc).__name__}: {exc}); got {excerpt(repr(payload))}; "
             "allowed: servers that implement chat logprobs (vLLM, llama.cpp server, OpenAI)"
         ) from exc
     return pairs
@@ -196,43 +182,27 @@ class OpenAICompatibleLLM(GraspLLM):
             raise LLMError(f"LLM server {self._url} (model {self._model}): {exc}") from exc
 
     def _post_with_retries(self, body: dict[str, Any]) -> Any:
-        retrying = Retrying(
-            stop=stop_after_attempt(self._retries + 1),
-            wait=wait_exponential(multiplier=self._retry_wait_s, max=30),
-            retry=retry_if_exception_type(_RetryableError),
-            reraise=True,
-        )
         try:
-            for attempt in retrying:
-                with attempt:
-                    return self._post(body)
-        except _RetryableError as exc:
+            return call_with_retries(lambda: self._post(body), self._retries, self._retry_wait_s)
+        except RetryableError as exc:
             raise LLMUnavailableError(
                 f"LLM server {self._url} (model {self._model}) failed after {self._retries + 1} attempts: {exc}"
             ) from exc
-        raise AssertionError("unreachable: tenacity either returns or reraises")
 
     def _post(self, body: dict[str, Any]) -> Any:
-        try:
-            response = self._client.post(self._url, json=body)
-        except httpx.TimeoutException as exc:
-            raise _RetryableError(f"no answer within {self._timeout_s}s ({type(exc).__name__})") from exc
-        except httpx.TransportError as exc:
-            raise _RetryableError(f"cannot connect: {exc}") from exc
+        response = post_json(self._client, self._url, body, self._timeout_s)
         status = response.status_code
-        if status == 429 or status >= 500:
-            raise _RetryableError(f"HTTP {status}: {_excerpt(response.text)}")
         if status in _REFUSED:
-            detail = f"HTTP {status}: {_excerpt(response.text)}"
+            detail = f"HTTP {status}: {excerpt(response.text)}"
             raise _Refused(f"LLM server {self._url} refused the request for model {self._model!r}: {detail}", detail)
         if status >= 400:
             raise LLMError(f"LLM server {self._url} refused model {self._model!r}: "
-                           f"HTTP {status}: {_excerpt(response.text)}")
+                           f"HTTP {status}: {excerpt(response.text)}")
         try:
             return response.json()
         except ValueError as exc:
             raise LLMError(f"LLM server {self._url} answered malformed JSON "
-                           f"(HTTP {status}): {_excerpt(response.text)!r}") from exc
+                           f"(HTTP {status}): {excerpt(response.text)!r}") from exc
 
     def close(self) -> None:
         self._client.close()
