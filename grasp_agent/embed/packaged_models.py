@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grasp_agent.errors import EmbeddingError
+from grasp_agent.package_parts import PackagePart, locate_part
 
 MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"
@@ -33,15 +34,7 @@ MARKER_NAME = ".grasp-complete.json"
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
-class ArchivePart:
-    """One slice of a split archive, shipped as a file inside an installed distribution."""
-
-    distribution: str  # the pip name
-    version: str
-    path: str  # relative to the distribution's install root, as listed in its RECORD
-    size: int
-    sha256: str
+ArchivePart = PackagePart  # one slice of a split archive
 
 
 @dataclass(frozen=True)
@@ -109,24 +102,11 @@ def minilm_model_dir() -> Path:
 
 
 def _locate_part(part: ArchivePart, archive: SplitArchive) -> Path:
-    try:
-        distribution = importlib.metadata.distribution(part.distribution)
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise EmbeddingError(
-            f"model {archive.name} needs the package {part.distribution}, which is not installed; "
-            f"run: {archive.install_hint}"
-        ) from exc
-    path = Path(str(distribution.locate_file(part.path)))
-    if not path.is_file():
-        raise EmbeddingError(f"package {part.distribution} is installed but its file {path} is missing; "
-                             f"reinstall: {archive.install_hint}")
-    return path
+    return locate_part(part, archive.name, archive.install_hint, EmbeddingError)
 
 
 def _verify_part(path: Path, part: ArchivePart) -> None:
-    size = path.stat().st_size
-    if size != part.size:
-        raise EmbeddingError(f"{path} has {size} bytes; package {part.distribution} shipped {part.size}")
+    """The content check; `_locate_part` has already checked presence and size."""
     digest = hashlib.sha256()
     with path.open("rb") as stream:
         while chunk := stream.read(_CHUNK):

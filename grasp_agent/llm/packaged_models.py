@@ -17,7 +17,6 @@ what the file was built from, so an interrupted or outdated build is redone, and
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import os
 import tempfile
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from grasp_agent.llm.errors import ModelFileError
+from grasp_agent.package_parts import PackagePart, locate_part
 
 GGUF_MAGIC = b"GGUF"
 QWEN_05B = "qwen2.5-0.5b"
@@ -33,15 +33,7 @@ QWEN_CODER_15B = "qwen2.5-coder-1.5b"
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
-class GgufPart:
-    """One slice of a GGUF file, shipped as a file inside an installed distribution."""
-
-    distribution: str  # the pip name
-    version: str
-    path: str  # relative to the distribution's install root, as listed in its RECORD
-    size: int
-    sha256: str
+GgufPart = PackagePart  # one slice of a GGUF file
 
 
 @dataclass(frozen=True)
@@ -131,19 +123,7 @@ def check_gguf_magic(path: Path) -> None:
 
 
 def _locate_part(part: GgufPart, model: PackagedGguf) -> Path:
-    try:
-        distribution = importlib.metadata.distribution(part.distribution)
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise ModelFileError(f"model {model.name} needs the package {part.distribution}, which is not installed; "
-                             f"run: {model.install_hint}") from exc
-    path = Path(str(distribution.locate_file(part.path)))
-    if not path.is_file():
-        raise ModelFileError(f"package {part.distribution} is installed but its file {path} is missing; "
-                             f"reinstall: {model.install_hint}")
-    if path.stat().st_size != part.size:
-        raise ModelFileError(f"{path} has {path.stat().st_size} bytes; package {part.distribution} "
-                             f"shipped {part.size}; reinstall: {model.install_hint}")
-    return path
+    return locate_part(part, model.name, model.install_hint, ModelFileError)
 
 
 def _append_part(path: Path, part: GgufPart, sink: BinaryIO, whole: hashlib._Hash) -> None:
