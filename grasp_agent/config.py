@@ -77,6 +77,12 @@ class Settings(BaseSettings):
     llm_threads: int | None = Field(default=None, ge=1, description="llama-cpp: CPU threads; default: llama.cpp's")
     llm_timeout_s: float = Field(default=120.0, gt=0, description="openai: seconds to wait for one answer")
 
+    # Graph branch (grasp.plan.execute's budget and scoring)
+    graph_top_k: int = Field(default=100, ge=1, le=10_000, description="Targets the graph ranking keeps")
+    graph_timeout_ms: int = Field(default=5000, ge=1, description="Time budget of one plan execution")
+    graph_max_rows: int = Field(default=200_000, ge=1, description="Path rows one plan may enumerate")
+    graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
+
     @field_validator("neo4j_uri")
     @classmethod
     def _blank_uri_means_local(cls, value: str | None) -> str | None:

@@ -6,12 +6,14 @@ import typer
 
 from grasp_agent.cli import db, load, skb
 from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli.plan import plan
 
 app = typer.Typer(help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.",
                   no_args_is_help=True)
 app.add_typer(db.app, name="db")
 app.add_typer(load.app, name="load")
 app.add_typer(skb.app, name="skb")
+app.command(name="plan")(plan)
 
 
 @app.command()

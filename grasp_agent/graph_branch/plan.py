@@ -13,13 +13,16 @@ the live graph; this model checks only its shape, and publishes the JSON Schema 
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Sequence
 from enum import Enum
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grasp_agent.errors import GraspError
+
 
 # The Java side builds `$bindings_<var>` and `b_<var>` from variables, hence the alphabet and the b_ ban.
 def _not_generated_name(value: str) -> str:
@@ -108,6 +111,20 @@ class Plan(BaseModel):
     def json_schema(cls) -> dict[str, Any]:
         """The JSON Schema for constrained decoding (vLLM guided_json, llama.cpp grammars)."""
         return cls.model_json_schema()
+
+
+def plan_json_schema(labels: Sequence[str], relations: Sequence[str]) -> dict[str, Any]:
+    """Plan's JSON Schema with node types and relations narrowed to one SKB's, so that constrained decoding
+    cannot invent a type (the commonest failure of small planners)."""
+    schema = copy.deepcopy(Plan.json_schema())
+    defs = schema["$defs"]
+    type_enum = {"enum": list(labels), "type": "string"}
+    defs["Anchor"]["properties"]["type"] = dict(type_enum, title="Type")
+    defs["Target"]["properties"]["type"] = dict(type_enum, title="Type")
+    defs["Hop"]["properties"]["relation"] = {"enum": list(relations), "type": "string", "title": "Relation"}
+    for end in ("source_type", "target_type"):
+        defs["Hop"]["properties"][end]["anyOf"][0] = type_enum
+    return schema
 
 
 def parse_plan(text: str) -> Plan:

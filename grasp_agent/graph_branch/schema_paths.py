@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
+from itertools import pairwise
 
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
@@ -43,22 +44,31 @@ def type_words(node_type: NodeType) -> list[str]:
     return sorted(set(words + plurals), key=len, reverse=True)
 
 
-def _first_mention(question: str, node_type: NodeType, after: int = 0) -> int | None:
+def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[int, str] | None:
+    """Position and text of the first word naming `node_type` at or after `after`."""
     lowered = question.lower()
-    positions = [m.start() for w in type_words(node_type) for m in re.finditer(rf"\b{re.escape(w)}\b", lowered)
-                 if m.start() >= after]
-    return min(positions) if positions else None
+    found = [(m.start(), question[m.start():m.end()]) for w in type_words(node_type)
+             for m in re.finditer(rf"\b{re.escape(w)}\b", lowered) if m.start() >= after]
+    return min(found, key=lambda hit: (hit[0], -len(hit[1]))) if found else None
+
+
+def target_mention(question: str, schema: SkbSchema) -> tuple[str, str] | None:
+    """(type, the words naming it) a question asks for: the first type word after a wh-word ('Which
+    diseases ...'), else the first type word at all, else None."""
+    wh = _WH.search(question)
+    for after in ((wh.end(),) if wh else ()) + (0,):
+        found = [(hit[0], t.label, hit[1]) for t in schema.node_types
+                 if (hit := _first_mention(question, t, after)) is not None]
+        if found:
+            _, label, words = min(found)
+            return label, words
+    return None
 
 
 def target_type(question: str, schema: SkbSchema) -> str | None:
-    """The type a question asks for: the first type word after a wh-word ('Which diseases ...'), else the first
-    type word at all, else None."""
-    wh = _WH.search(question)
-    for after in ((wh.end(),) if wh else ()) + (0,):
-        found = [(pos, t.label) for t in schema.node_types if (pos := _first_mention(question, t, after)) is not None]
-        if found:
-            return min(found)[1]
-    return None
+    """The type a question asks for (see `target_mention`)."""
+    found = target_mention(question, schema)
+    return found[0] if found else None
 
 
 def relation_counts(patterns: list[dict[str, object]]) -> dict[tuple[str, str, str], int]:
@@ -103,7 +113,7 @@ def shortest_meta_path(source: str, target: str, counts: dict[tuple[str, str, st
     while chain[-1] != source:
         chain.append(previous[chain[-1]])
     chain.reverse()
-    return [SchemaHop(a, _choose_relation(neighbours[a][b], question), b) for a, b in zip(chain, chain[1:])]
+    return [SchemaHop(a, _choose_relation(neighbours[a][b], question), b) for a, b in pairwise(chain)]
 
 
 def relevance_text(question: str, removed: list[str]) -> str:

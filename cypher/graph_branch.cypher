@@ -1,0 +1,23 @@
+// The graph branch's calls into the grasp procedures. Values are $parameters only; the plan travels as
+// JSON text and is parsed and checked by the plugin, never spliced into Cypher.
+
+// name: link_many
+// Candidate nodes for many mentions at once: each row's vector against each label's name (or doc) index.
+UNWIND $rows AS row
+UNWIND $labels AS label
+CALL grasp.link(row.vector, label, $mode, $k, $tau) YIELD nodeId, name, score, degree
+RETURN row.key AS key, label, nodeId, name, score, degree
+ORDER BY key, score DESC;
+
+// name: validate_plan
+CALL grasp.plan.validate($plan) YIELD valid, errors, warnings
+RETURN valid, errors, warnings;
+
+// name: compile_plan
+CALL grasp.plan.compile($plan, $bindings) YIELD query, params
+RETURN query, params;
+
+// name: execute_plan
+CALL grasp.plan.execute($plan, $anchorVectors, $relevanceVector, $limit, $config)
+  YIELD nodeId, name, anchorScore, denseScore, score, witness
+RETURN nodeId, name, anchorScore, denseScore, score, witness;

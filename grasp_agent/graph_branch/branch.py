@@ -1,0 +1,124 @@
+"""The graph branch end to end: mentions -> entity table -> plan -> ranking, each stage timed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
+from grasp_agent.graph_branch.llm_planner import LLMPlanner
+from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures
+from grasp_agent.graph_branch.ranking import ExecutionSettings, GraphRanking, PlanRunner
+from grasp_agent.graph_branch.skb_context import SkbContext, read_skb_context
+from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
+from grasp_agent.llm.base import GraspLLM
+from grasp_agent.llm.errors import LLMError
+
+STAGES = ("extraction", "linking", "planning", "execution")
+NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding
+
+T = TypeVar("T")
+
+
+class MentionExtractor(Protocol):
+    name: str
+
+    def extract(self, question: str) -> list[Mention]: ...
+
+
+@dataclass(frozen=True)
+class GraphBranchResult:
+    question: str
+    mentions: tuple[Mention, ...]
+    entity_table: EntityTable
+    planning: PlanningOutcome
+    ranking: GraphRanking
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # e.g. "LLM extraction failed; used name spans"
+
+
+class GraphBranch:
+    def __init__(self, procedures: GraphProcedures, context: SkbContext, doc_embedder: GraspEmbedder,
+                 extractor: MentionExtractor, planner: Planner, execution: ExecutionSettings | None = None,
+                 fallback_extractor: MentionExtractor | None = None) -> None:
+        self._procedures = procedures
+        self._context = context
+        self._name_embedder = doc_embedder.with_max_tokens(NAME_TOKENS)
+        self._extractor = extractor
+        self._fallback = fallback_extractor
+        self._planner = planner
+        self._runner = PlanRunner(procedures, self._name_embedder, doc_embedder, execution)
+
+    @property
+    def context(self) -> SkbContext:
+        return self._context
+
+    @property
+    def planner_name(self) -> str:
+        return self._planner.name
+
+    @classmethod
+    def build(cls, driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None,
+              skb_name: str | None = None) -> GraphBranch:
+        """LLM extraction and planning when `llm` is given, else the name-span finder and heuristic planner."""
+        procedures = GraphProcedures(driver, settings.neo4j_database)
+        context = read_skb_context(driver, settings.neo4j_database, skb_name)
+        spans = SpanMentionFinder(procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema)
+        execution = ExecutionSettings(limit=settings.graph_top_k, timeout_ms=settings.graph_timeout_ms,
+                                      max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight)
+        if llm is None:
+            return cls(procedures, context, embedder, spans, HeuristicPlanner(context), execution)
+        return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), LLMPlanner(llm, context),
+                   execution, fallback_extractor=spans)
+
+    def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
+        timings: dict[str, float] = {}
+        notes: list[str] = []
+        with _timed(timings, "extraction"):
+            mentions = self._extract(question, notes)
+        with _timed(timings, "linking"):
+            table = build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels)
+        with _timed(timings, "planning"):
+            outcome = self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()))
+        with _timed(timings, "execution"):
+            if outcome.plan is None:
+                ranking = GraphRanking(reason=outcome.reason or "no valid plan")
+            else:
+                ranking = self._runner.run(outcome.plan, with_cypher=with_cypher)
+        return GraphBranchResult(question, tuple(mentions), table, outcome, ranking, timings, tuple(notes))
+
+    def _extract(self, question: str, notes: list[str]) -> list[Mention]:
+        try:
+            return self._extractor.extract(question)
+        except LLMError as error:
+            if self._fallback is None:
+                raise
+            notes.append(f"{self._extractor.name} extraction failed ({error}); used {self._fallback.name}")
+            return self._fallback.extract(question)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = (time.perf_counter() - start) * 1000.0
+
+
+def timed_call(function: Callable[[], T]) -> tuple[T, float]:
+    """(result, milliseconds) of one call; for benchmarks that time sub-stages."""
+    start = time.perf_counter()
+    result = function()
+    return result, (time.perf_counter() - start) * 1000.0

@@ -1,0 +1,93 @@
+"""The entity table: every anchor/target mention linked to its closest nodes of each likely type.
+
+Rule (GRASP 3.1): a mention is matched against the name index of each predicted type (top 3, with cosine and
+degree); one further type is added when its best match is near-exact or beats the predicted types' best by a
+margin, because extractors often guess a plausible but wrong type ("Marfan" as a Gene). Attributes are listed
+without links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
+
+LINKS_PER_TYPE = 3
+NEAR_EXACT = 0.99
+EXTRA_TYPE_MARGIN = 0.02
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    mention: Mention
+    links: dict[str, tuple[NodeLink, ...]]  # type -> best first; predicted types first, then the added one
+    added_type: str | None = None
+
+    @property
+    def best(self) -> NodeLink | None:
+        candidates = [links[0] for links in self.links.values() if links]
+        return max(candidates, key=lambda link: link.score) if candidates else None
+
+
+@dataclass(frozen=True)
+class EntityTable:
+    rows: tuple[EntityRow, ...]
+
+    def linked(self, min_score: float = 0.0) -> list[EntityRow]:
+        return [row for row in self.rows if row.best is not None and row.best.score >= min_score]
+
+    def to_prompt(self) -> str:
+        """The table as the planner reads it: one line per mention, then its candidates per type."""
+        if not self.rows:
+            return "(no entity mentions found)"
+        lines = []
+        for index, row in enumerate(self.rows):
+            types = ", ".join(row.mention.types) or "-"
+            added = f" (+{row.added_type}: strong match)" if row.added_type else ""
+            lines.append(f'[{index}] "{row.mention.text}" role={row.mention.role.value} types={types}{added}')
+            for label, links in row.links.items():
+                shown = "; ".join(f"{link.name} (cos {link.score:.2f}, degree {link.degree})" for link in links)
+                lines.append(f"    {label}: {shown or 'no match'}")
+        return "\n".join(lines)
+
+
+def choose_types(predicted: Sequence[str], best_by_type: dict[str, float], near_exact: float = NEAR_EXACT,
+                 margin: float = EXTRA_TYPE_MARGIN) -> tuple[list[str], str | None]:
+    """The types whose links a row keeps: the predicted ones, plus at most one other type whose best cosine is
+    near-exact or beats the predicted types' best by `margin`. Pure, for testing the rule alone."""
+    kept = [label for label in predicted if label in best_by_type]
+    predicted_best = max((best_by_type[label] for label in kept), default=float("-inf"))
+    others = sorted(((score, label) for label, score in best_by_type.items() if label not in kept), reverse=True)
+    if others:
+        score, label = others[0]
+        if score >= near_exact or score >= predicted_best + margin:
+            return kept, label
+    return kept, None
+
+
+def build_entity_table(mentions: Sequence[Mention], procedures: GraphProcedures, name_embedder: GraspEmbedder,
+                       labels: Sequence[str], links_per_type: int = LINKS_PER_TYPE) -> EntityTable:
+    """Links every anchor/target mention against every label's name index in one round trip, then keeps
+    the predicted types (+ one strong other type) per mention."""
+    linkable = {str(i): m for i, m in enumerate(mentions) if m.role is not MentionRole.ATTRIBUTE}
+    found: dict[str, list[NodeLink]] = {}
+    if linkable:
+        keys = list(linkable)
+        vectors = name_embedder.embed_texts([linkable[key].text for key in keys])
+        found = procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, "name", links_per_type, 0.0)
+    rows = []
+    for index, mention in enumerate(mentions):
+        by_type: dict[str, list[NodeLink]] = {}
+        for link in found.get(str(index), []):
+            by_type.setdefault(link.label, []).append(link)
+        if mention.role is MentionRole.ATTRIBUTE:
+            rows.append(EntityRow(mention, {}))
+            continue
+        best_by_type = {label: max(link.score for link in links) for label, links in by_type.items()}
+        kept, added = choose_types([t for t in mention.types if t in labels], best_by_type)
+        ordered = kept + ([added] if added else [])
+        rows.append(EntityRow(mention, {label: tuple(by_type[label]) for label in ordered}, added))
+    return EntityTable(tuple(rows))

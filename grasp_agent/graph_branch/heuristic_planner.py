@@ -1,0 +1,113 @@
+"""The planner for when no LLM is configured: a plan assembled from the entity table and the schema.
+
+- anchors: anchor mentions whose best name link is high-confidence, typed by that link;
+- target: the type the question asks for ("which diseases ..."), else the most populous type;
+- hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
+  just before the mention ("... but no seizures") picks the negative one (LACKS_PHENOTYPE);
+- relevance_text: the question minus anchor mentions, kept only when content words remain;
+- n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
+from grasp_agent.graph_branch.mentions import MentionRole
+from grasp_agent.graph_branch.plan import Anchor, Hop, Plan, Risk, Target
+from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
+from grasp_agent.graph_branch.schema_paths import (
+    SchemaHop,
+    relevance_text,
+    shortest_meta_path,
+    target_mention,
+    type_words,
+)
+from grasp_agent.graph_branch.skb_context import SkbContext
+from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
+
+MIN_ANCHOR_SCORE = 0.9
+CONFIDENT_SCORE = 0.95
+NEGATION_WINDOW = 3  # words before a mention that can negate it
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _words_before(question: str, mention: str, count: int) -> str:
+    position = question.lower().find(mention.lower())
+    if position < 0:
+        return ""
+    return " ".join(_WORD.findall(question[:position])[-count:])
+
+
+def _relation_words(context: SkbContext) -> frozenset[str]:
+    return frozenset(w.lower() for relation in context.relations for w in relation.split("_"))
+
+
+class HeuristicPlanner:
+    name = "heuristic"
+
+    def __init__(self, context: SkbContext, min_anchor_score: float = MIN_ANCHOR_SCORE) -> None:
+        self._context = context
+        self._min_anchor_score = min_anchor_score
+        self._noise_words = (FUNCTION_WORDS | _relation_words(context)
+                             | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()})
+
+    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
+        plan = self.build(question, table)
+        verdict = check(plan)
+        attempt = PlanAttempt(plan.to_json(), 0.0, plan, verdict.errors)
+        if verdict.valid:
+            return PlanningOutcome(self.name, plan, (attempt,))
+        return PlanningOutcome(self.name, None, (attempt,), "the heuristic plan is invalid: " + "; ".join(verdict.errors))
+
+    def build(self, question: str, table: EntityTable) -> Plan:
+        """The plan alone (pure given the table and the schema)."""
+        schema = self._context.schema
+        asked = target_mention(question, schema)
+        target_label = asked[0] if asked else max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+        anchors: list[Anchor] = []
+        hops: list[Hop] = []
+        estimates: list[float] = []
+        confident = asked is not None
+        for row in table.rows:
+            if row.mention.role is not MentionRole.ANCHOR or row.best is None or row.best.score < self._min_anchor_score:
+                continue
+            context_words = _words_before(question, row.mention.text, NEGATION_WINDOW)
+            path = shortest_meta_path(row.best.label, target_label, self._context.pattern_counts, context_words)
+            if not path:  # unreachable, or the target's own type without a self-relation: text only
+                continue
+            var = f"a{len(anchors) + 1}"
+            anchors.append(Anchor(var=var, type=row.best.label, text=row.mention.text))
+            hops.extend(self._hops(var, path, len(anchors)))
+            estimates.append(self._candidates(row, path))
+            confident = confident and row.best.score >= CONFIDENT_SCORE and len(path) <= 2
+        leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
+        has_content = any(w.lower() not in self._noise_words for w in _WORD.findall(leftover))
+        text = leftover if has_content else ""
+        if not anchors and not text:
+            text = question  # nothing linked and nothing left: rank the target type by the whole question
+        target_count = self._context.label_counts.get(target_label, 0)
+        n_cand = round(min(estimates)) if estimates else target_count
+        risk = Risk.HIGH if not anchors else Risk.LOW if confident else Risk.MEDIUM
+        return Plan(anchors=tuple(anchors), hops=tuple(hops), target=Target(var="t", type=target_label),
+                    relevance_text=text, n_cand=max(0, min(n_cand, target_count)), risk=risk)
+
+    @staticmethod
+    def _hops(anchor_var: str, path: list[SchemaHop], anchor_number: int) -> list[Hop]:
+        variables = [anchor_var] + [f"x{anchor_number}_{i}" for i in range(1, len(path))] + ["t"]
+        # Only intermediates get a type hint: anchors and the target are typed by the plan already.
+        last = len(path) - 1
+        return [Hop(source=variables[i], relation=step.relation, target=variables[i + 1],
+                    source_type=step.source if i > 0 else None, target_type=step.target if i < last else None)
+                for i, step in enumerate(path)]
+
+    def _candidates(self, row: EntityRow, path: list[SchemaHop]) -> float:
+        """The best binding's degree, then each later hop's average fan-out from its source type."""
+        assert row.best is not None
+        estimate = float(row.best.degree)
+        for step in path[1:]:
+            edges = sum(count for (a, rel, b), count in self._context.pattern_counts.items()
+                        if rel == step.relation and {a, b} == {step.source, step.target})
+            estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
+        return estimate if math.isfinite(estimate) else 0.0

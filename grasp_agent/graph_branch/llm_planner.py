@@ -1,0 +1,51 @@
+"""The single-call LLM planner: greedy first, then up to two samples at temperature 0.7 when the answer
+fails to parse or to validate."""
+
+from __future__ import annotations
+
+from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.plan import PlanError, parse_plan, plan_json_schema
+from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
+from grasp_agent.graph_branch.prompts import planner_messages
+from grasp_agent.graph_branch.skb_context import SkbContext
+from grasp_agent.llm.base import GraspLLM
+from grasp_agent.llm.errors import LLMError
+
+RETRY_TEMPERATURE = 0.7
+RETRY_SAMPLES = 2
+
+
+class LLMPlanner:
+    def __init__(self, llm: GraspLLM, context: SkbContext, retry_samples: int = RETRY_SAMPLES,
+                 retry_temperature: float = RETRY_TEMPERATURE) -> None:
+        self._llm = llm
+        self._context = context
+        self._schema = plan_json_schema(context.labels, context.relations)
+        self._retries = retry_samples
+        self._retry_temperature = retry_temperature
+        self.name = f"llm:{llm.model_id}"
+
+    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
+        messages = planner_messages(question, table, self._context)
+        attempts: list[PlanAttempt] = []
+        schedule = [0.0] + [self._retry_temperature] * self._retries
+        for seed, temperature in enumerate(schedule):
+            try:
+                raw = self._llm.complete_json(messages, self._schema, temperature=temperature, seed=seed)
+            except LLMError as error:  # a dead endpoint will not recover within this question
+                attempts.append(PlanAttempt("", temperature, None, (str(error),)))
+                return PlanningOutcome(self.name, None, tuple(attempts), f"the planner LLM failed: {error}")
+            try:
+                plan = parse_plan(raw)
+            except PlanError as error:
+                attempts.append(PlanAttempt(raw, temperature, None, tuple(error.errors)))
+                continue
+            verdict = check(plan)
+            attempts.append(PlanAttempt(raw, temperature, plan, verdict.errors))
+            if verdict.valid:
+                return PlanningOutcome(self.name, plan, tuple(attempts))
+        last = attempts[-1]
+        what = "validate" if last.plan is not None else "parse"
+        return PlanningOutcome(self.name, None, tuple(attempts),
+                               f"no plan after {len(attempts)} attempts; the last did not {what}: "
+                               + "; ".join(last.errors))

@@ -1,0 +1,42 @@
+"""What a planner returns, whichever planner it is: the plan (or none, with the reason) and every attempt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.plan import Plan
+from grasp_agent.graph_branch.procedure_calls import PlanCheck
+
+PlanChecker = Callable[[Plan], PlanCheck]  # e.g. GraphProcedures.validate on the plan's JSON
+
+
+@dataclass(frozen=True)
+class PlanAttempt:
+    """One try: the raw answer (LLM text or the heuristic's JSON), the sampling temperature, what was wrong."""
+
+    raw: str
+    temperature: float
+    plan: Plan | None
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlanningOutcome:
+    planner: str
+    plan: Plan | None  # the first attempt that parsed and validated; None when all failed
+    attempts: tuple[PlanAttempt, ...] = field(default=())
+    reason: str | None = None  # why there is no plan (for the UI)
+
+    @property
+    def parsed(self) -> bool:
+        """Whether any attempt gave a well-formed plan."""
+        return any(attempt.plan is not None for attempt in self.attempts)
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome: ...

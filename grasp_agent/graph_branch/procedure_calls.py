@@ -1,0 +1,98 @@
+"""Typed calls of the grasp procedures the graph branch uses (grasp.link, grasp.plan.*).
+
+The Cypher lives in cypher/graph_branch.cypher; every value, the plan JSON included, is a parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from neo4j import Driver, RoutingControl
+
+from grasp_agent.cypher_queries import load_statements
+
+NodeId = str | int
+
+
+@dataclass(frozen=True)
+class NodeLink:
+    """One candidate node for a mention: cosine of the mention and the node's name (or doc) embedding."""
+
+    node_id: NodeId
+    name: str
+    label: str
+    score: float
+    degree: int
+
+
+@dataclass(frozen=True)
+class PlanCheck:
+    valid: bool
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CompiledPlan:
+    """The one Cypher query a plan runs and its parameters, ready for Neo4j Browser."""
+
+    query: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RankedNode:
+    node_id: NodeId
+    name: str
+    anchor_score: float
+    dense_score: float
+    score: float
+    # per anchor, its best path: node {var, id, name, label}, rel {type, direction}, node, ...
+    witness: tuple[dict[str, Any], ...] = field(default=())
+
+
+class GraphProcedures:
+    """The grasp procedures of one database, called with read transactions."""
+
+    def __init__(self, driver: Driver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+        self._statements = load_statements("graph_branch.cypher")
+
+    def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        records, _, _ = self._driver.execute_query(
+            self._statements[name], parameters_=params, database_=self._database, routing_=RoutingControl.READ)
+        return [record.data() for record in records]
+
+    def link_many(self, vectors: Mapping[str, Sequence[float]], labels: Sequence[str],
+                  mode: Literal["name", "doc"] = "name", k: int = 3, tau: float = 0.0) -> dict[str, list[NodeLink]]:
+        """Per key, the top-k candidates over all `labels` (each label's own top-k), best first."""
+        if not vectors or not labels:
+            return {key: [] for key in vectors}
+        rows = [{"key": key, "vector": [float(x) for x in vector]} for key, vector in vectors.items()]
+        found: dict[str, list[NodeLink]] = {key: [] for key in vectors}
+        for row in self._read("link_many", rows=rows, labels=list(labels), mode=mode, k=k, tau=tau):
+            found[row["key"]].append(NodeLink(row["nodeId"], row["name"] or "", row["label"], float(row["score"]),
+                                              int(row["degree"])))
+        return found
+
+    def validate(self, plan_json: str) -> PlanCheck:
+        row = self._read("validate_plan", plan=plan_json)[0]
+        return PlanCheck(bool(row["valid"]), tuple(row["errors"]), tuple(row["warnings"]))
+
+    def compile(self, plan_json: str, bindings: Mapping[str, Sequence[Mapping[str, Any]]]) -> CompiledPlan:
+        row = self._read("compile_plan", plan=plan_json, bindings={k: list(v) for k, v in bindings.items()})[0]
+        return CompiledPlan(row["query"], dict(row["params"]))
+
+    def execute(self, plan_json: str, anchor_vectors: Mapping[str, Sequence[float]],
+                relevance_vector: Sequence[float] | None, limit: int,
+                config: Mapping[str, Any] | None = None) -> list[RankedNode]:
+        rows = self._read(
+            "execute_plan", plan=plan_json,
+            anchorVectors={var: [float(x) for x in vector] for var, vector in anchor_vectors.items()},
+            relevanceVector=None if relevance_vector is None else [float(x) for x in relevance_vector],
+            limit=limit, config=dict(config or {}))
+        return [RankedNode(r["nodeId"], r["name"] or "", float(r["anchorScore"]), float(r["denseScore"]),
+                           float(r["score"]), tuple(r["witness"] or ())) for r in rows]

@@ -1,0 +1,111 @@
+"""Runs a validated plan: embeds its anchors and relevance text, calls grasp.plan.execute, keeps the reason
+when there is nothing to rank."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j.exceptions import ClientError
+
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.plan import MatchMode, Plan
+from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, RankedNode
+
+
+@dataclass(frozen=True)
+class GraphRanking:
+    nodes: tuple[RankedNode, ...] = ()
+    reason: str | None = None  # why the ranking is empty (invalid plan, no match, budget exceeded)
+    compiled: CompiledPlan | None = None  # the Cypher a user can paste into Neo4j Browser
+
+    @property
+    def node_ids(self) -> list[Any]:
+        return [node.node_id for node in self.nodes]
+
+
+@dataclass(frozen=True)
+class ExecutionSettings:
+    """grasp.plan.execute's knobs (see its description); names as the procedure's config map spells them."""
+
+    limit: int = 100
+    timeout_ms: int = 5000
+    max_rows: int = 200_000
+    dense_weight: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def config(self) -> dict[str, Any]:
+        return {"timeoutMs": self.timeout_ms, "maxRows": self.max_rows, "denseWeight": self.dense_weight,
+                **self.extra}
+
+
+class PlanRunner:
+    def __init__(self, procedures: GraphProcedures, name_embedder: GraspEmbedder, doc_embedder: GraspEmbedder,
+                 settings: ExecutionSettings | None = None) -> None:
+        self._procedures = procedures
+        self._name_embedder = name_embedder
+        self._doc_embedder = doc_embedder
+        self._settings = settings or ExecutionSettings()
+
+    def anchor_vectors(self, plan: Plan) -> dict[str, list[float]]:
+        vectors = {}
+        for anchor in plan.anchors:
+            embedder = self._doc_embedder if anchor.match_mode is MatchMode.DOC else self._name_embedder
+            vectors[anchor.var] = embedder.embed_query(anchor.text)
+        return vectors
+
+    def relevance_vector(self, plan: Plan) -> list[float] | None:
+        return self._doc_embedder.embed_query(plan.relevance_text) if plan.relevance_text.strip() else None
+
+    def run(self, plan: Plan, *, with_cypher: bool = False) -> GraphRanking:
+        """Top `limit` targets by anchor + dense score; an empty ranking with the server's reason when the plan
+        fails at execution (budget exceeded, no binding)."""
+        plan_json = plan.to_json()
+        anchors = self.anchor_vectors(plan)
+        try:
+            nodes = self._procedures.execute(plan_json, anchors, self.relevance_vector(plan), self._settings.limit,
+                                             self._settings.config())
+        except ClientError as error:  # the procedure's own message: budget, bad input
+            return GraphRanking(reason=_procedure_message(error))
+        compiled = self.compile(plan, anchors) if with_cypher else None
+        reason = None if nodes else "the plan matches no node: no path joins the linked anchors to a target"
+        return GraphRanking(tuple(nodes), reason, compiled)
+
+    def compile(self, plan: Plan, anchors: dict[str, list[float]]) -> CompiledPlan:
+        """The query execute ran, with the bindings grasp.link gives under the same defaults."""
+        bindings = {}
+        for anchor in plan.anchors:
+            links = self._procedures.link_many({anchor.var: anchors[anchor.var]}, [anchor.type],
+                                               anchor.match_mode.value, -1, -1.0)[anchor.var]
+            bindings[anchor.var] = [{"id": link.node_id, "score": link.score} for link in links]
+        return self._procedures.compile(plan.to_json(), bindings)
+
+
+def _procedure_message(error: ClientError) -> str:
+    """Neo4j wraps a procedure's exception as 'Failed to invoke procedure ...: Caused by: <Class>: <msg>'."""
+    message = error.message or str(error)
+    return message.rsplit("Exception: ", 1)[-1].strip()
+
+
+def witness_paths(witness: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The witness split into one path per anchor: node, relationship, node, ...; a node right after a node
+    starts the next anchor's path."""
+    paths: list[list[dict[str, Any]]] = []
+    for step in witness:
+        is_node = "type" not in step
+        if not paths or (is_node and paths[-1] and "type" not in paths[-1][-1]):
+            paths.append([])
+        paths[-1].append(step)
+    return paths
+
+
+def format_path(path: list[dict[str, Any]]) -> str:
+    """'Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]- Developmental ... 96 (Disease)'."""
+    parts = []
+    for step in path:
+        if "type" in step:
+            arrow = step.get("direction", "->")
+            parts.append(f"-[{step['type']}]->" if arrow == "->" else f"<-[{step['type']}]-")
+        else:
+            parts.append(f"{step.get('name') or step.get('id')} ({step.get('label', '?')})")
+    return " ".join(parts)

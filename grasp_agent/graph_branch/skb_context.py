@@ -1,0 +1,48 @@
+"""What the graph branch needs to know about the loaded SKB: its schema and the edge counts per pattern."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import Driver
+
+from grasp_agent.errors import GraspError
+from grasp_agent.graph_branch.schema_paths import relation_counts
+from grasp_agent.skb.info import read_skb_info
+from grasp_agent.skb.schema import SkbSchema
+
+
+class NoSkbLoadedError(GraspError):
+    """The database holds no SKB, or several and the caller did not say which."""
+
+
+@dataclass(frozen=True)
+class SkbContext:
+    schema: SkbSchema
+    # (source label, relation, target label) in stored direction -> edge count, from grasp.schema()
+    pattern_counts: dict[tuple[str, str, str], int]
+    label_counts: dict[str, int]
+
+    @property
+    def labels(self) -> list[str]:
+        return [node_type.label for node_type in self.schema.node_types]
+
+    @property
+    def relations(self) -> list[str]:
+        return sorted({relation for _, relation, _ in self.pattern_counts})
+
+
+def read_skb_context(driver: Driver, database: str, skb_name: str | None = None) -> SkbContext:
+    """The loaded SKB named `skb_name`, or the only one loaded."""
+    infos = read_skb_info(driver, database)
+    names = [info.schema.name for info in infos]
+    if not infos:
+        raise NoSkbLoadedError(f"database '{database}' holds no SKB; load one first (e.g. `grasp load hpo`)")
+    if skb_name is None and len(infos) > 1:
+        raise NoSkbLoadedError(f"database '{database}' holds several SKBs {names}; name one")
+    chosen = [info for info in infos if skb_name is None or info.schema.name == skb_name]
+    if not chosen:
+        raise NoSkbLoadedError(f"SKB '{skb_name}' is not loaded in database '{database}'; loaded: {names}")
+    info = chosen[0]
+    return SkbContext(schema=info.schema, pattern_counts=relation_counts(info.patterns),
+                      label_counts=dict(info.label_counts))
