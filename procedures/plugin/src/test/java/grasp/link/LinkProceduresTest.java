@@ -4,41 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import grasp.testkb.SmallKbTest;
 import grasp.testkb.TestKb;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.Record;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class LinkProceduresTest {
-
-    private TestKb kb;
-
-    @BeforeAll
-    void start() {
-        kb = new TestKb();
-    }
-
-    @AfterAll
-    void stop() {
-        kb.close();
-    }
-
-    @BeforeEach
-    void load() {
-        kb.createSmallKb();
-    }
-
-    @AfterEach
-    void wipe() {
-        kb.wipe();
-    }
+class LinkProceduresTest extends SmallKbTest {
 
     private List<Record> link(String cypher, Map<String, Object> params) {
         return kb.run(cypher, params);

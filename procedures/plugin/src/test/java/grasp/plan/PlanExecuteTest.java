@@ -7,21 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import grasp.testkb.SmallKbTest;
 import grasp.testkb.TestKb;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Value;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PlanExecuteTest {
+class PlanExecuteTest extends SmallKbTest {
 
     static final String DISEASE = "{\"var\": \"t\", \"type\": \"Disease\"}";
     static final String ONE_HOP = plan(anchor("a1", "Phenotype", "epileptic spasm"), hop("a1", "HAS_PHENOTYPE", "t"), DISEASE);
@@ -33,28 +28,6 @@ class PlanExecuteTest {
             "{\"var\": \"t\", \"type\": \"Phenotype\"}");
     static final Map<String, Object> SEIZURE = Map.of("a1", TestKb.E1, "a2", List.of(0.6, 0.8, 0.0, 0.0));
     static final List<Double> RELEVANCE = List.of(0.0, 0.0, 0.6, 0.8);
-
-    private TestKb kb;
-
-    @BeforeAll
-    void start() {
-        kb = new TestKb();
-    }
-
-    @AfterAll
-    void stop() {
-        kb.close();
-    }
-
-    @BeforeEach
-    void load() {
-        kb.createSmallKb();
-    }
-
-    @AfterEach
-    void wipe() {
-        kb.wipe();
-    }
 
     private List<Record> execute(String plan, Map<String, Object> vectors, List<Double> relevance, Map<String, Object> config) {
         Map<String, Object> params = new HashMap<>();

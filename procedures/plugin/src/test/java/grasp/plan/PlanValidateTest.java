@@ -2,19 +2,13 @@ package grasp.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import grasp.testkb.TestKb;
+import grasp.testkb.SmallKbTest;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.Record;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PlanValidateTest {
+class PlanValidateTest extends SmallKbTest {
 
     static final String TWO_HOP = """
         {"anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasm", "match_mode": "name"}],
@@ -22,28 +16,6 @@ class PlanValidateTest {
                   {"source": "d", "relation": "ASSOCIATED_WITH", "target": "t"}],
          "target": {"var": "t", "type": "Gene"}, "relevance_text": "", "n_cand": 50, "risk": "low"}
         """;
-
-    private TestKb kb;
-
-    @BeforeAll
-    void start() {
-        kb = new TestKb();
-    }
-
-    @AfterAll
-    void stop() {
-        kb.close();
-    }
-
-    @BeforeEach
-    void load() {
-        kb.createSmallKb();
-    }
-
-    @AfterEach
-    void wipe() {
-        kb.wipe();
-    }
 
     private Record validate(String plan) {
         return kb.run("CALL grasp.plan.validate($plan)", Map.of("plan", plan)).get(0);

@@ -26,6 +26,9 @@ import org.neo4j.harness.Neo4jBuilders;
  * (D:1)-[:HAS_PHENOTYPE]->(HP:1), (HP:3);  (D:2)->(HP:2), (HP:3);  (D:3)->(HP:3), (HP:4)
  * (ARX 1001)-[:ASSOCIATED_WITH]->(D:1);  (SCN1A 1002)->(D:2), (D:1);  (UBE3A 1003)->(D:3)
  * </pre>
+ *
+ * <p>Test classes get one per class, with the KB loaded before each test and wiped after it, by extending
+ * {@link SmallKbTest}.
  */
 public final class TestKb implements AutoCloseable {
 

@@ -1,0 +1,147 @@
+"""The graph branch's pure parts: type choice of the entity table, candidate spans, the heuristic plan,
+witness rendering, prompts and the narrowed JSON Schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose_types
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
+from grasp_agent.graph_branch.plan import Risk, plan_json_schema
+from grasp_agent.graph_branch.procedure_calls import NodeLink
+from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
+from grasp_agent.graph_branch.ranking import format_path, witness_paths
+from grasp_agent.graph_branch.skb_context import SkbContext
+from grasp_agent.graph_branch.span_mentions import candidate_spans
+from grasp_agent.skb.hpo import HPO_SCHEMA
+from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
+
+# Edge counts as grasp.schema() reports them for the full HPO SKB (see docs/benchmarks.md).
+HPO_CONTEXT = SkbContext(
+    schema=HPO_SCHEMA,
+    pattern_counts={("Phenotype", "IS_A", "Phenotype"): 23392, ("Disease", "HAS_PHENOTYPE", "Phenotype"): 253328,
+                    ("Disease", "LACKS_PHENOTYPE", "Phenotype"): 704, ("Gene", "ASSOCIATED_WITH", "Disease"): 12302,
+                    ("Gene", "ASSOCIATED_WITH", "Phenotype"): 259012},
+    label_counts={"Phenotype": 19034, "Disease": 12687, "Gene": 5132},
+)
+
+
+def _row(text: str, label: str, score: float, degree: int = 10, role: MentionRole = MentionRole.ANCHOR) -> EntityRow:
+    link = NodeLink(f"{label}:{text}", text.capitalize(), label, score, degree)
+    return EntityRow(Mention(text=text, types=(label,), role=role), {label: (link,)})
+
+
+def test_entity_table_keeps_predicted_types_and_adds_one_strong_other() -> None:
+    assert choose_types(["Phenotype"], {"Phenotype": 0.93, "Disease": 0.91, "Gene": 0.5}) == (["Phenotype"], None)
+    # near-exact elsewhere: the extractor guessed the wrong type
+    assert choose_types(["Phenotype"], {"Phenotype": 0.7, "Gene": 0.995, "Disease": 0.99}) == (["Phenotype"], "Gene")
+    # beats the predicted best by the margin
+    assert choose_types(["Gene"], {"Gene": 0.80, "Disease": 0.83}) == (["Gene"], "Disease")
+    assert choose_types(["Gene"], {"Gene": 0.80, "Disease": 0.815}) == (["Gene"], None)
+    # a predicted type the index never answered for is dropped; without predictions the best type is taken
+    assert choose_types(["Drug"], {"Gene": 0.4}) == ([], "Gene")
+
+
+def test_candidate_spans_neither_start_nor_end_with_function_words() -> None:
+    spans = candidate_spans("Which diseases present with epileptic spasms and NSF?", max_words=3,
+                            excluded=frozenset({"diseases"}))
+    texts = [span.text for span in spans]
+    assert "epileptic spasms" in texts and "NSF" in texts and "spasms" in texts
+    assert "diseases" not in texts  # a type word is the target, never an anchor
+    assert not any(t.split()[0].lower() in {"which", "with", "and"} or t.split()[-1].lower() in {"with", "and"}
+                   for t in texts)
+    span = next(s for s in spans if s.text == "epileptic spasms")
+    assert "Which diseases present with epileptic spasms and NSF?"[span.start:span.end] == "epileptic spasms"
+
+
+def test_heuristic_plan_joins_each_anchor_to_the_asked_type() -> None:
+    question = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
+    table = EntityTable((_row("epileptic spasms", "Phenotype", 0.94, degree=152), _row("NSF", "Gene", 1.0, degree=12),
+                         _row("diseases", "Disease", 0.58, role=MentionRole.TARGET)))
+    plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert plan.target.type == "Disease"
+    assert [(a.var, a.type, a.text) for a in plan.anchors] == [("a1", "Phenotype", "epileptic spasms"),
+                                                               ("a2", "Gene", "NSF")]
+    assert [(h.source, h.relation, h.target) for h in plan.hops] == [("a1", "HAS_PHENOTYPE", "t"),
+                                                                     ("a2", "ASSOCIATED_WITH", "t")]
+    assert plan.relevance_text == ""  # only function, type and relation words were left
+    assert plan.n_cand == 12  # the smaller anchor degree bounds a conjunction
+    assert plan.risk is Risk.MEDIUM  # 0.94 is a good but not near-exact link
+
+
+def test_heuristic_plan_negates_only_the_negated_mention_and_keeps_descriptive_text() -> None:
+    question = "Which early-onset disorder shows short stature but no seizures?"
+    table = EntityTable((_row("short stature", "Phenotype", 1.0), _row("seizures", "Phenotype", 0.96)))
+    plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert [h.relation for h in plan.hops] == ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]
+    assert plan.relevance_text == "Which early-onset shows but no?"
+    assert plan.risk is Risk.LOW
+
+
+def test_heuristic_plan_without_usable_anchors_ranks_by_text() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    weak = planner.build("Which genes matter in Dravet syndrome?", EntityTable((_row("Dravet", "Disease", 0.73),)))
+    assert weak.anchors == () and weak.hops == () and weak.target.type == "Gene"
+    assert weak.relevance_text == "Which matter in Dravet syndrome?" and weak.risk is Risk.HIGH
+    # a Disease anchor cannot reach the Disease target (no self-relation): it stays text
+    same = planner.build("Which diseases resemble Dravet syndrome?",
+                         EntityTable((_row("Dravet syndrome", "Disease", 1.0),)))
+    assert same.anchors == () and same.relevance_text == "Which resemble Dravet syndrome?"
+    untyped = planner.build("seizures in toddlers", EntityTable(()))
+    assert untyped.target.type == "Phenotype" and untyped.relevance_text == "seizures in toddlers"
+
+
+def test_heuristic_plan_types_intermediate_variables() -> None:
+    schema = SkbSchema(name="toy", node_types=(NodeType(label="Drug"), NodeType(label="Disease"),
+                                               NodeType(label="Gene")),
+                       relation_types=(RelationType(type="TREATS", pairs=(RelationPair(source="Drug", target="Disease"),)),
+                                       RelationType(type="CAUSES", pairs=(RelationPair(source="Gene", target="Disease"),))))
+    context = SkbContext(schema, {("Drug", "TREATS", "Disease"): 40, ("Gene", "CAUSES", "Disease"): 30},
+                         {"Drug": 10, "Disease": 20, "Gene": 15})
+    plan = HeuristicPlanner(context).build("Which genes relate to aspirin?",
+                                           EntityTable((_row("aspirin", "Drug", 0.99, degree=4),)))
+    assert [(h.source, h.relation, h.target, h.source_type, h.target_type) for h in plan.hops] == [
+        ("a1", "TREATS", "x1_1", None, "Disease"), ("x1_1", "CAUSES", "t", "Disease", None)]
+    assert plan.n_cand == 6  # degree 4 x (30 CAUSES edges / 20 diseases)
+
+
+def test_witness_is_split_per_anchor_and_rendered_with_directions() -> None:
+    disease = {"var": "t", "id": "OMIM:619340", "name": "DEE 96", "label": "Disease"}
+    witness = ({"var": "a1", "id": "HP:0011097", "name": "Epileptic spasm", "label": "Phenotype"},
+               {"type": "HAS_PHENOTYPE", "direction": "<-"}, disease,
+               {"var": "a2", "id": "NCBIGene:4905", "name": "NSF", "label": "Gene"},
+               {"type": "ASSOCIATED_WITH", "direction": "->"}, disease)
+    paths = witness_paths(witness)
+    assert [format_path(p) for p in paths] == [
+        "Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]- DEE 96 (Disease)",
+        "NSF (Gene) -[ASSOCIATED_WITH]-> DEE 96 (Disease)"]
+
+
+def test_narrowed_schemas_only_admit_the_skbs_types_and_relations() -> None:
+    schema = plan_json_schema(HPO_CONTEXT.labels, HPO_CONTEXT.relations)
+    assert schema["$defs"]["Anchor"]["properties"]["type"]["enum"] == ["Phenotype", "Disease", "Gene"]
+    assert schema["$defs"]["Hop"]["properties"]["relation"]["enum"] == [
+        "ASSOCIATED_WITH", "HAS_PHENOTYPE", "IS_A", "LACKS_PHENOTYPE"]
+    mentions = mention_list_schema(["Phenotype", "Gene"])
+    assert mentions["$defs"]["Mention"]["properties"]["types"]["items"] == {"enum": ["Phenotype", "Gene"]}
+
+
+def test_mention_nesting_must_point_at_another_mention() -> None:
+    MentionList(mentions=(Mention(text="spasm", types=("Phenotype",)),
+                          Mention(text="epileptic spasm", types=("Phenotype",), nested_in=0)))
+    with pytest.raises(ValueError, match="nested_in 1"):
+        MentionList(mentions=(Mention(text="a", nested_in=1),))
+
+
+def test_prompts_carry_demos_schema_entity_table_and_fusion_control() -> None:
+    messages = extraction_messages("Which genes cause ataxia?", HPO_CONTEXT)
+    assert len(messages) == 2 + 2 * len(EXTRACTION_DEMOS) and len(EXTRACTION_DEMOS) == 4
+    assert "Phenotype (also called: phenotypic abnormality" in messages[0]["content"]
+    assert messages[-1]["content"].endswith("Question: Which genes cause ataxia?")
+    table = EntityTable((_row("ataxia", "Phenotype", 1.0, degree=900),))
+    system, user = planner_messages("Which genes cause ataxia?", table, HPO_CONTEXT)
+    assert "(Disease)-[LACKS_PHENOTYPE]->(Phenotype) 704 edges" in system["content"]
+    assert "Fusion control" in system["content"] and "n_cand" in system["content"]
+    assert '[0] "ataxia" role=anchor types=Phenotype' in user["content"]
+    assert "Ataxia (cos 1.00, degree 900)" in user["content"]
