@@ -1,0 +1,1 @@
+"""Evaluation data: questions with known answers over an SKB (models, JSONL I/O, generators)."""
