@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from grasp_agent.cli import db, load, skb
+from grasp_agent.cli import bench, db, load, skb
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.cli.plan import plan
 
@@ -14,6 +14,7 @@ app.add_typer(db.app, name="db")
 app.add_typer(load.app, name="load")
 app.add_typer(skb.app, name="skb")
 app.command(name="plan")(plan)
+app.add_typer(bench.app, name="bench")
 
 
 @app.command()

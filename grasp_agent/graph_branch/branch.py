@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from neo4j import Driver
 
@@ -27,9 +27,6 @@ from grasp_agent.llm.errors import LLMError
 
 STAGES = ("extraction", "linking", "planning", "execution")
 NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding
-
-T = TypeVar("T")
-
 
 class MentionExtractor(Protocol):
     name: str
@@ -68,10 +65,19 @@ class GraphBranch:
     def planner_name(self) -> str:
         return self._planner.name
 
+    @property
+    def procedures(self) -> GraphProcedures:
+        return self._procedures
+
+    @property
+    def runner(self) -> PlanRunner:
+        return self._runner
+
     @classmethod
     def build(cls, driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None,
-              skb_name: str | None = None) -> GraphBranch:
-        """LLM extraction and planning when `llm` is given, else the name-span finder and heuristic planner."""
+              skb_name: str | None = None, llm_extraction: bool = True) -> GraphBranch:
+        """LLM planning when `llm` is given (with LLM extraction unless `llm_extraction` is off), else the
+        name-span finder and the heuristic planner."""
         procedures = GraphProcedures(driver, settings.neo4j_database)
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
         spans = SpanMentionFinder(procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema)
@@ -79,6 +85,8 @@ class GraphBranch:
                                       max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight)
         if llm is None:
             return cls(procedures, context, embedder, spans, HeuristicPlanner(context), execution)
+        if not llm_extraction:
+            return cls(procedures, context, embedder, spans, LLMPlanner(llm, context), execution)
         return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), LLMPlanner(llm, context),
                    execution, fallback_extractor=spans)
 
@@ -115,10 +123,3 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
         yield
     finally:
         timings[stage] = (time.perf_counter() - start) * 1000.0
-
-
-def timed_call(function: Callable[[], T]) -> tuple[T, float]:
-    """(result, milliseconds) of one call; for benchmarks that time sub-stages."""
-    start = time.perf_counter()
-    result = function()
-    return result, (time.perf_counter() - start) * 1000.0

@@ -39,6 +39,16 @@ class EntityTable:
     def linked(self, min_score: float = 0.0) -> list[EntityRow]:
         return [row for row in self.rows if row.best is not None and row.best.score >= min_score]
 
+    def anchor_choices(self, min_score: float = 0.5) -> list[tuple[str, str]]:
+        """(type, text) of every anchor mention under each type it links to with at least `min_score`."""
+        return [(label, row.mention.text) for row in self.rows if row.mention.role is MentionRole.ANCHOR
+                for label, links in row.links.items() if links and links[0].score >= min_score]
+
+    def target_types(self) -> list[str]:
+        """The types the question asks for, as the extractor typed its target mentions."""
+        return list(dict.fromkeys(t for row in self.rows if row.mention.role is MentionRole.TARGET
+                                  for t in row.mention.types))
+
     def to_prompt(self) -> str:
         """The table as the planner reads it: one line per mention, then its candidates per type."""
         if not self.rows:
@@ -47,6 +57,9 @@ class EntityTable:
         for index, row in enumerate(self.rows):
             types = ", ".join(row.mention.types) or "-"
             added = f" (+{row.added_type}: strong match)" if row.added_type else ""
+            if row.mention.role is MentionRole.TARGET:  # its name matches mislead planners into anchoring on them
+                lines.append(f'[{index}] "{row.mention.text}" role=target (the type asked for: {types})')
+                continue
             lines.append(f'[{index}] "{row.mention.text}" role={row.mention.role.value} types={types}{added}')
             for label, links in row.links.items():
                 shown = "; ".join(f"{link.name} (cos {link.score:.2f}, degree {link.degree})" for link in links)

@@ -3,7 +3,7 @@
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
 - target: the type the question asks for ("which diseases ..."), else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
-  just before the mention ("... but no seizures") picks the negative one (LACKS_PHENOTYPE);
+  next to the mention ("... but no seizures", "... while X is excluded") picks the negative one;
 - relevance_text: the question minus anchor mentions, kept only when content words remain;
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
 """
@@ -29,15 +29,31 @@ from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 
 MIN_ANCHOR_SCORE = 0.9
 CONFIDENT_SCORE = 0.95
-NEGATION_WINDOW = 3  # words before a mention that can negate it
+NEGATION_WINDOW = 3  # words on either side of a mention that can negate it
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def _words_before(question: str, mention: str, count: int) -> str:
-    position = question.lower().find(mention.lower())
+_CLAUSE_BREAK = frozenset({"but", "and", "while", "whereas", "or", "yet", "although"})
+
+
+def _negation_scope(question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW) -> str:
+    """The words that can negate `mention`: up to `count` before it ("but no X") and up to `count` after it
+    up to the next clause ("X is excluded"), never reaching into another mention."""
+    lowered = question.lower()
+    position = lowered.find(mention.lower())
     if position < 0:
         return ""
-    return " ".join(_WORD.findall(question[:position])[-count:])
+    end = position + len(mention)
+    spans = [(p, p + len(o)) for o in others if o.lower() != mention.lower() and (p := lowered.find(o.lower())) >= 0]
+    left = max([e for s, e in spans if e <= position], default=0)
+    right = min([s for s, e in spans if s >= end], default=len(question))
+    before = _WORD.findall(question[left:position])[-count:]
+    after: list[str] = []
+    for word in _WORD.findall(question[end:right])[:count]:
+        if word.lower() in _CLAUSE_BREAK:
+            break
+        after.append(word)
+    return " ".join(before + after)
 
 
 def _relation_words(context: SkbContext) -> frozenset[str]:
@@ -70,10 +86,11 @@ class HeuristicPlanner:
         hops: list[Hop] = []
         estimates: list[float] = []
         confident = asked is not None
+        mentions = [row.mention.text for row in table.rows]
         for row in table.rows:
             if row.mention.role is not MentionRole.ANCHOR or row.best is None or row.best.score < self._min_anchor_score:
                 continue
-            context_words = _words_before(question, row.mention.text, NEGATION_WINDOW)
+            context_words = _negation_scope(question, row.mention.text, mentions)
             path = shortest_meta_path(row.best.label, target_label, self._context.pattern_counts, context_words)
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue

@@ -1,10 +1,12 @@
 """The single-call LLM planner: greedy first, then up to two samples at temperature 0.7 when the answer
-fails to parse or to validate."""
+fails to parse or to validate. The JSON Schema is narrowed per question (this SKB's types and relations, the
+entity table's anchors, the asked type) and mechanical slips are repaired (see plan_repair) before validation."""
 
 from __future__ import annotations
 
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.plan import PlanError, parse_plan, plan_json_schema
+from grasp_agent.graph_branch.plan_repair import repair_plan
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.prompts import planner_messages
 from grasp_agent.graph_branch.skb_context import SkbContext
@@ -20,18 +22,19 @@ class LLMPlanner:
                  retry_temperature: float = RETRY_TEMPERATURE) -> None:
         self._llm = llm
         self._context = context
-        self._schema = plan_json_schema(context.labels, context.relations)
         self._retries = retry_samples
         self._retry_temperature = retry_temperature
         self.name = f"llm:{llm.model_id}"
 
     def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
         messages = planner_messages(question, table, self._context)
+        asked = [label for label in table.target_types() if label in self._context.labels]
+        schema = plan_json_schema(self._context.labels, self._context.relations, table.anchor_choices(), asked or None)
         attempts: list[PlanAttempt] = []
         schedule = [0.0] + [self._retry_temperature] * self._retries
         for seed, temperature in enumerate(schedule):
             try:
-                raw = self._llm.complete_json(messages, self._schema, temperature=temperature, seed=seed)
+                raw = self._llm.complete_json(messages, schema, temperature=temperature, seed=seed)
             except LLMError as error:  # a dead endpoint will not recover within this question
                 attempts.append(PlanAttempt("", temperature, None, (str(error),)))
                 return PlanningOutcome(self.name, None, tuple(attempts), f"the planner LLM failed: {error}")
@@ -40,8 +43,9 @@ class LLMPlanner:
             except PlanError as error:
                 attempts.append(PlanAttempt(raw, temperature, None, tuple(error.errors)))
                 continue
+            plan, repairs = repair_plan(plan, self._context.pattern_counts)
             verdict = check(plan)
-            attempts.append(PlanAttempt(raw, temperature, plan, verdict.errors))
+            attempts.append(PlanAttempt(raw, temperature, plan, verdict.errors, tuple(repairs)))
             if verdict.valid:
                 return PlanningOutcome(self.name, plan, tuple(attempts))
         last = attempts[-1]

@@ -113,17 +113,40 @@ class Plan(BaseModel):
         return cls.model_json_schema()
 
 
-def plan_json_schema(labels: Sequence[str], relations: Sequence[str]) -> dict[str, Any]:
+def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
+                     anchor_choices: Sequence[tuple[str, str]] | None = None,
+                     target_types: Sequence[str] | None = None) -> dict[str, Any]:
     """Plan's JSON Schema with node types and relations narrowed to one SKB's, so that constrained decoding
-    cannot invent a type (the commonest failure of small planners)."""
+    cannot invent a type (the commonest failure of small planners).
+
+    With `anchor_choices` ((type, text) pairs, e.g. from an entity table) an anchor must be one of them and the
+    target variable is "t": small models otherwise anchor on whatever name the prompt shows them last.
+    `target_types` (the types the question asks for, when the extractor found them) narrows the target's type.
+    """
     schema = copy.deepcopy(Plan.json_schema())
     defs = schema["$defs"]
+    if anchor_choices is not None:
+        variable = defs["Anchor"]["properties"]["var"]
+        mode = defs["Anchor"]["properties"]["match_mode"]
+        if anchor_choices:
+            defs["Anchor"] = {"anyOf": [
+                {"type": "object", "additionalProperties": False, "required": ["var", "type", "text", "match_mode"],
+                 "properties": {"var": variable, "type": {"const": label}, "text": {"const": text}, "match_mode": mode}}
+                for label, text in dict.fromkeys(anchor_choices)]}
+        else:
+            schema["properties"]["anchors"]["maxItems"] = 0
+        defs["Target"]["properties"]["var"] = {"const": "t"}
     type_enum = {"enum": list(labels), "type": "string"}
-    defs["Anchor"]["properties"]["type"] = dict(type_enum, title="Type")
-    defs["Target"]["properties"]["type"] = dict(type_enum, title="Type")
+    if "properties" in defs["Anchor"]:
+        defs["Anchor"]["properties"]["type"] = dict(type_enum, title="Type")
+        defs["Anchor"]["required"] = ["var", "type", "text", "match_mode"]
+    defs["Target"]["properties"]["type"] = {"enum": list(target_types or labels), "type": "string", "title": "Type"}
     defs["Hop"]["properties"]["relation"] = {"enum": list(relations), "type": "string", "title": "Relation"}
     for end in ("source_type", "target_type"):
         defs["Hop"]["properties"][end]["anyOf"][0] = type_enum
+    # Required in this order: grammar-constrained small models otherwise skip straight to the target and
+    # return a plan without anchors or hops, which is valid but throws the graph away.
+    schema["required"] = ["anchors", "hops", "target", "relevance_text", "n_cand", "risk"]
     return schema
 
 

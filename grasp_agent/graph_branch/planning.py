@@ -19,8 +19,13 @@ class PlanAttempt:
 
     raw: str
     temperature: float
-    plan: Plan | None
+    plan: Plan | None  # as validated: after the mechanical repairs
     errors: tuple[str, ...] = ()
+    repairs: tuple[str, ...] = ()  # what plan_repair changed in the answer
+
+    @property
+    def valid_as_written(self) -> bool:
+        return self.plan is not None and not self.errors and not self.repairs
 
 
 @dataclass(frozen=True)

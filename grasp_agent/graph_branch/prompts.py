@@ -67,35 +67,39 @@ def extraction_messages(question: str, context: SkbContext) -> list[LLMMessage]:
 
 
 PLANNER_ROLE = (
-    "You write retrieval plans for questions over a knowledge graph. A plan names anchor nodes from the "
-    "question, the relations (hops) that join them to the nodes asked for, and the text the hops cannot "
-    "express. Answer with one JSON plan only."
+    "You write retrieval plans for questions over a knowledge graph: the anchor nodes the question names, the "
+    "relations (hops) joining them to the nodes asked for (variable t), and the text the hops cannot express. "
+    "Answer with one JSON plan."
 )
 
 PLAN_FORMAT = """\
-Plan format (JSON):
-{"anchors": [{"var": "a1", "type": <node type>, "text": <mention written like a node name>, "match_mode": "name"}],
- "hops": [{"source": <var>, "relation": <relation type>, "target": <var>}],
- "target": {"var": "t", "type": <node type asked for>},
- "relevance_text": <what the hops cannot express, or "">,
- "n_cand": <how many targets you expect>, "risk": "low" | "medium" | "high"}
-- Every anchor must reach the target through hops; hops are undirected; each (type, relation, type) of a
-  hop must be one of the connections listed above, in either direction.
-- A variable between an anchor and the target (e.g. "x1") is typed from the schema; add "source_type" or
-  "target_type" to a hop when two types fit.
-- Several anchors joined to the same target means the answer must satisfy all of them.
-- Use only anchors from the entity table with a good match (cos >= 0.9); use match_mode "doc" when the text
-  describes a node rather than naming it. No anchors and no hops: targets are ranked by relevance_text alone.
-- Use a negative relation (e.g. LACKS_...) only when the question says the answer must not have something."""
+Rules:
+- Anchors come from the entity table (role=anchor), typed as listed there. Every anchor needs a chain of hops
+  ending at the target t; with several anchors, t must satisfy all of them.
+- A hop is {"source": var, "relation": R, "target": var}; it follows a connection listed above in either
+  direction. An intermediate variable (x1) may join two hops when no single relation connects the types.
+- relevance_text: the question's conditions no hop expresses (age of onset, severity, ...), else "".
+- Use a negative relation (LACKS_..., NOT_...) only for what the answer must not have."""
 
 FUSION_CONTROL = """\
-Fusion control: your plan's ranking is fused with a text retriever's.
-- n_cand: your estimate of how many targets the hops admit (use the anchors' degrees).
-- risk: "low" when the anchors are near-exact matches and the hops say what the question asks; "medium" when
-  a link is uncertain or a condition is only in relevance_text; "high" when the graph can barely express
-  the question (then the text retriever gets more weight)."""
+Fusion control (your ranking is fused with a text retriever's):
+- n_cand: how many targets you expect the hops to admit (the anchors' degrees bound it).
+- risk: "low" if anchors match well (cos >= 0.95) and the hops express the question; "medium" if a link is
+  uncertain or a condition is only in relevance_text; "high" if the graph can barely express the question."""
 
-PLAN_DEMO_QUESTION = 'Which paper by "Yann LeCun" on convolutional networks is cited by papers on AlphaGo?'
+# One worked turn from another graph: teaches the answer's shape without biasing this SKB's types.
+PLAN_DEMO_USER = """\
+(Example from a paper graph with (Author)-[WRITES]->(Paper), (Paper)-[CITES]->(Paper).)
+Question: Which paper by Yann LeCun on convolutional networks is cited by papers on AlphaGo?
+
+Entity table:
+[0] "paper" role=target (the type asked for: Paper)
+[1] "Yann LeCun" role=anchor types=Author
+    Author: Yann LeCun (cos 1.00, degree 210)
+[2] "AlphaGo" role=anchor types=Paper
+    Paper: Mastering the game of Go with deep neural networks (cos 0.71, degree 5400)
+
+Plan:"""
 PLAN_DEMO = {
     "anchors": [{"var": "a1", "type": "Author", "text": "Yann LeCun", "match_mode": "name"},
                 {"var": "a2", "type": "Paper", "text": "AlphaGo", "match_mode": "doc"}],
@@ -117,8 +121,9 @@ def schema_block(context: SkbContext) -> str:
 
 
 def planner_messages(question: str, table: EntityTable, context: SkbContext) -> list[LLMMessage]:
-    example = (f"Example (another graph, with Author, Paper and WRITES, CITES):\nQuestion: {PLAN_DEMO_QUESTION}\n"
-               f"Plan: {json.dumps(PLAN_DEMO)}")
-    system = "\n\n".join([PLANNER_ROLE, schema_block(context), PLAN_FORMAT, FUSION_CONTROL, example])
+    system = "\n\n".join([PLANNER_ROLE, schema_block(context), PLAN_FORMAT, FUSION_CONTROL])
     user = f"Question: {question}\n\nEntity table:\n{table.to_prompt()}\n\nPlan:"
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": PLAN_DEMO_USER},
+            {"role": "assistant", "content": json.dumps(PLAN_DEMO, separators=(",", ":"))},
+            {"role": "user", "content": user}]

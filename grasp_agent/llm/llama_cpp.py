@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ from grasp_agent.llm.packaged_models import check_gguf_magic
 # Measured with Plan on the 0.5B model: bound 2000 is refused by llama.cpp; keeping 500 parses but makes
 # constrained decoding about 4x slower than bound 64, since every nested optional rule is tracked per token.
 GRAMMAR_MAX_LENGTH = 64
+# Saved context states of recent prompt prefixes (~50 MB each for a 0.5B model at 4096 tokens).
+PREFIX_STATES = 4
+MIN_CACHED_PREFIX = 64  # shorter prefixes are cheaper to evaluate than to restore
 INSTALL_HINT = "pip install 'grasp-agent[local-llm]' (the [local-llm] extra installs llama-cpp-python)"
 
 
@@ -106,7 +110,9 @@ class LlamaCppLLM(GraspLLM):
                                           logits_all=False, verbose=verbose)
         except (ValueError, RuntimeError) as exc:
             raise ModelFileError(f"llama.cpp could not load {path}: {exc}") from exc
-        self._formatter = self._chat_formatter()
+        self._formatter = self._chat_formatter(add_generation_prompt=True)
+        self._prefix_formatter = self._chat_formatter(add_generation_prompt=False)
+        self._prefix_states: OrderedDict[tuple[int, ...], Any] = OrderedDict()
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -114,7 +120,7 @@ class LlamaCppLLM(GraspLLM):
     def model_id(self) -> str:
         return f"llama-cpp:{self._path.stem}"
 
-    def _chat_formatter(self) -> Any:
+    def _chat_formatter(self, add_generation_prompt: bool) -> Any:
         template = self._llama.metadata.get("tokenizer.chat_template")
         if not template:
             raise ModelFileError(f"{self._path} has no tokenizer.chat_template in its metadata; "
@@ -126,7 +132,7 @@ class LlamaCppLLM(GraspLLM):
         chat_format = self._llama_cpp.llama_chat_format
         return chat_format.Jinja2ChatFormatter(
             template=template, eos_token=token_text(self._llama.token_eos()),
-            bos_token=token_text(self._llama.token_bos()), add_generation_prompt=True,
+            bos_token=token_text(self._llama.token_bos()), add_generation_prompt=add_generation_prompt,
         )
 
     def _prompt_tokens(self, messages: list[LLMMessage], reserve: int) -> list[int]:
@@ -137,6 +143,34 @@ class LlamaCppLLM(GraspLLM):
             raise LLMError(f"prompt of {len(tokens)} tokens plus {reserve} to generate exceeds the context of "
                            f"{self._llama.n_ctx()} tokens; allowed: a shorter prompt or a larger llm_context_tokens")
         return tokens
+
+    def _start_from_prefix(self, messages: list[LLMMessage], tokens: list[int]) -> None:
+        """Puts the context at the state after every message but the last (system prompt, demonstrations).
+
+        The planner and the judge send the same long prefix with every question; evaluating it once and
+        restoring its saved state cuts prefill by ~85%. Always restoring (never reusing whatever the previous
+        call left) keeps answers independent of call order: the suffix is evaluated from the same state
+        each time, whereas continuing a previous context evaluates it in other batch shapes, which shifts
+        logits enough to change greedy answers.
+        """
+        self._llama.reset()
+        if len(messages) < 2:
+            return
+        rendered = self._prefix_formatter(messages=messages[:-1])
+        prefix = self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special,
+                                      special=True)
+        if len(prefix) < MIN_CACHED_PREFIX or tokens[:len(prefix)] != prefix:
+            return
+        key = tuple(prefix)
+        state = self._prefix_states.get(key)
+        if state is None:
+            self._llama.eval(prefix)
+            self._prefix_states[key] = self._llama.save_state()
+            while len(self._prefix_states) > PREFIX_STATES:
+                self._prefix_states.popitem(last=False)
+        else:
+            self._prefix_states.move_to_end(key)
+            self._llama.load_state(state)
 
     def _grammar(self, constraint: OutputConstraint) -> Any:
         """The (cached) grammar for `constraint`; None for free text."""
@@ -172,9 +206,7 @@ class LlamaCppLLM(GraspLLM):
         with self._lock:
             tokens = self._prompt_tokens(messages, max_tokens)
             grammar = self._grammar(constraint)
-            # Reusing the cached prefix of the previous prompt evaluates it in other batch shapes, which
-            # shifts logits enough to change greedy answers; a plan must not depend on the call before.
-            self._llama.reset()
+            self._start_from_prefix(messages, tokens)  # create_completion evaluates only what follows
             # temperature 0 selects llama.cpp's greedy sampler; the seed only matters above 0.
             output = self._llama.create_completion(
                 prompt=tokens, max_tokens=max_tokens, temperature=options.temperature, seed=options.seed,
@@ -187,8 +219,8 @@ class LlamaCppLLM(GraspLLM):
         checked = check_messages(messages)
         with self._lock:
             tokens = self._prompt_tokens(checked, 1)
-            self._llama.reset()
-            self._llama.eval(tokens)
+            self._start_from_prefix(checked, tokens)
+            self._llama.eval(tokens[self._llama.n_tokens:])
             pointer = self._llama_cpp.llama_get_logits_ith(self._llama.ctx, -1)
             logits = np.ctypeslib.as_array(pointer, shape=(self._llama.n_vocab(),)).copy()
             spellings = self._first_token_spellings(wanted)

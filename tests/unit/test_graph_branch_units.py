@@ -140,8 +140,47 @@ def test_prompts_carry_demos_schema_entity_table_and_fusion_control() -> None:
     assert "Phenotype (also called: phenotypic abnormality" in messages[0]["content"]
     assert messages[-1]["content"].endswith("Question: Which genes cause ataxia?")
     table = EntityTable((_row("ataxia", "Phenotype", 1.0, degree=900),))
-    system, user = planner_messages("Which genes cause ataxia?", table, HPO_CONTEXT)
+    system, demo, _, user = planner_messages("Which genes cause ataxia?", table, HPO_CONTEXT)
+    assert "Question:" in demo["content"] and demo["role"] == "user"
     assert "(Disease)-[LACKS_PHENOTYPE]->(Phenotype) 704 edges" in system["content"]
     assert "Fusion control" in system["content"] and "n_cand" in system["content"]
     assert '[0] "ataxia" role=anchor types=Phenotype' in user["content"]
     assert "Ataxia (cos 1.00, degree 900)" in user["content"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which disorder shows Hip flexor weakness while Ataxia is explicitly excluded?", ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]),
+    ("Which disease presents with Hip flexor weakness but is documented not to have Ataxia?",
+     ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]),
+    ("Which disease has no Hip flexor weakness and Ataxia?", ["LACKS_PHENOTYPE", "HAS_PHENOTYPE"]),
+])
+def test_negation_scope_ends_at_the_clause_and_at_other_mentions(question: str, expected: list[str]) -> None:
+    table = EntityTable((_row("Hip flexor weakness", "Phenotype", 1.0), _row("Ataxia", "Phenotype", 1.0)))
+    assert [h.relation for h in HeuristicPlanner(HPO_CONTEXT).build(question, table).hops] == expected
+
+
+def test_repairs_fix_relations_between_known_types_and_merge_repeated_anchors() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.graph_branch.plan_repair import repair_plan
+
+    written = Plan.model_validate({
+        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Seizure"},
+                    {"var": "a2", "type": "Phenotype", "text": "seizure", "match_mode": "doc"},
+                    {"var": "a3", "type": "Phenotype", "text": "Ataxia"}],
+        "hops": [{"source": "a1", "relation": "ASSOCIATED_WITH", "target": "t"},
+                 {"source": "a2", "relation": "HAS_PHENOTYPE", "target": "t"},
+                 {"source": "a3", "relation": "LACKS_PHENOTYPE", "target": "t"}],
+        "target": {"var": "t", "type": "Disease"}})
+    repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
+    assert [a.var for a in repaired.anchors] == ["a1", "a3"]
+    # the wrong positive relation becomes the largest positive one; the negative one was right already
+    assert [(h.source, h.relation) for h in repaired.hops] == [("a1", "HAS_PHENOTYPE"), ("a3", "LACKS_PHENOTYPE")]
+    assert len(notes) == 2 and "merged" in notes[0] and "used HAS_PHENOTYPE" in notes[1]
+    unchanged, none = repair_plan(repaired, HPO_CONTEXT.pattern_counts)
+    assert unchanged == repaired and none == []
+    # a negative relation between the wrong types keeps its polarity
+    negated = written.model_copy(update={"anchors": written.anchors[2:], "hops": (
+        written.hops[2].model_copy(update={"relation": "LACKS_PHENOTYPE", "source": "a3"}),)})
+    flipped = negated.model_copy(update={"target": negated.target.model_copy(update={"type": "Gene"})})
+    _, gene_notes = repair_plan(flipped, HPO_CONTEXT.pattern_counts)
+    assert gene_notes == ["hop a3-t: LACKS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH"]

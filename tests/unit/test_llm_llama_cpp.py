@@ -118,3 +118,21 @@ def test_a_grammar_llama_cpp_refuses_is_an_error_not_a_crash(llm: object) -> Non
     assert isinstance(llm, LlamaCppLLM)
     with pytest.raises(LLMError, match="refused the grammar for schema 'huge'"):
         llm.complete_json(_messages("anything"), {"title": "huge", "type": "string", "pattern": "^[a-z]{0,3000}$"})
+
+
+@pytest.mark.slow
+def test_answers_do_not_depend_on_the_calls_before_them(llm: object) -> None:
+    """The saved prefix state is restored for every call, so a cached prefix gives the answer a cold one does."""
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    assert isinstance(llm, LlamaCppLLM)
+    long_system = SYSTEM + " " + " ".join(f"Rule {i}: answer briefly." for i in range(40))  # above the cache floor
+    demo = [{"role": "system", "content": long_system}, {"role": "user", "content": "Name a colour."},
+            {"role": "assistant", "content": "Blue."}]
+    first = [*demo, {"role": "user", "content": "Name a fruit."}]
+    second = [*demo, {"role": "user", "content": "Name an animal."}]
+    cold = llm.invoke(first, max_tokens=8).content  # evaluates and saves the prefix
+    llm.invoke(second, max_tokens=8)  # restores it
+    llm.invoke([{"role": "user", "content": "Something else entirely."}], max_tokens=8)
+    assert llm.invoke(first, max_tokens=8).content == cold  # restored again, same answer
+    assert llm.first_token_logprobs(first, ["Apple", "Banana"]) == llm.first_token_logprobs(first, ["Apple", "Banana"])

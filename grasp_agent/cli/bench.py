@@ -1,0 +1,83 @@
+"""`grasp bench ...`: benchmark commands that print numbers (latency per stage, plan rates, quality)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.factory import make_embedder
+from grasp_agent.evaluation.graph_bench import PlannerReport, run_benchmark
+from grasp_agent.evaluation.questions import Question, read_questions
+from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.llm.factory import make_llm
+
+app = typer.Typer(help="Benchmarks: each prints its numbers and the machine-independent settings used.",
+                  no_args_is_help=True)
+
+
+def _questions(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[Question]:
+    if path is not None:
+        return read_questions(path)[:count]
+    from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
+    from grasp_agent.skb.hpo import HpoSource
+
+    return generate_hpo_questions(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
+
+
+@app.command()
+@friendly_errors
+def graph(
+    count: int = typer.Option(50, "--count", min=1, help="Questions to run."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated HPO question set."),
+    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
+    subset: list[str] = typer.Option(None, "--subset", help="Generate questions from this HPO slice (as loaded)."),
+    planner: str = typer.Option("heuristic", "--planner",
+                                help="heuristic, or llm (the GRASP_LLM* settings; e.g. GRASP_LLM=llama-cpp)."),
+    spans: bool = typer.Option(False, "--spans", help="With --planner llm: take mentions from name spans, not the LLM."),
+    repeats: int = typer.Option(3, "--repeats", min=0, help="Timed executions per question (median kept)."),
+    json_out: Path = typer.Option(None, "--json-out", help="Also write the report as JSON here."),
+) -> None:
+    """Graph branch on HPO questions: parse/valid rates, Hit@1/Hit@5/R@20/MRR and latency per stage."""
+    if planner not in ("heuristic", "llm"):
+        raise typer.BadParameter(f"planner {planner!r}; allowed: heuristic, llm")
+    settings = load_settings()
+    asked = _questions(questions, count, seed, subset)
+    llm = make_llm(settings) if planner == "llm" else None
+    if planner == "llm" and llm is None:
+        raise typer.BadParameter("--planner llm needs an LLM: set GRASP_LLM=llama-cpp or GRASP_LLM=openai")
+    try:
+        with open_driver(settings) as driver:
+            branch = GraphBranch.build(driver, settings, make_embedder(settings), llm, llm_extraction=not spans)
+            report = run_benchmark(branch, asked, repeats)
+    finally:
+        if llm is not None:
+            llm.close()
+    show_report(report)
+    if json_out is not None:
+        json_out.write_text(json.dumps(asdict(report), indent=2))
+        console.print(f"report written to {json_out}")
+
+
+def show_report(report: PlannerReport) -> None:
+    console.print(f"[bold]{report.planner}[/] on {report.questions} questions", highlight=False)
+    rates = Table("greedy parsed", "greedy valid as written", "greedy valid after repairs",
+                  "valid after retries", "attempts/question")
+    rates.add_row(f"{report.parsed_first:.0%}", f"{report.valid_as_written:.0%}", f"{report.valid_first:.0%}",
+                  f"{report.valid:.0%}", f"{report.mean_attempts:.2f}")
+    console.print(rates)
+    quality = Table(*[str(k) for k in report.quality.as_row()], title="graph ranking quality")
+    quality.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in report.quality.as_row().values()])
+    console.print(quality)
+    latency = Table("stage", "n", "median ms", "p90 ms", "max ms", title="latency per stage")
+    for stage in report.stages:
+        latency.add_row(stage.stage, str(stage.samples), f"{stage.median_ms:.1f}", f"{stage.p90_ms:.1f}",
+                        f"{stage.max_ms:.1f}")
+    console.print(latency)
+    for question, reason in report.failures[:5]:
+        console.print(f"[dim]no ranking: {question} -> {reason}[/]", highlight=False)

@@ -1,0 +1,48 @@
+"""Ranking quality measures (pure functions): Hit@k, Recall@k, MRR, over ranked ids and gold answer ids."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+
+def hit_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:
+    """1.0 when any gold answer is among the first k."""
+    return 1.0 if any(item in gold for item in ranked[:k]) else 0.0
+
+
+def recall_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:
+    """Share of the gold answers among the first k."""
+    return len(gold.intersection(ranked[:k])) / len(gold) if gold else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[Hashable], gold: set[Hashable]) -> float:
+    """1 / rank of the first gold answer; 0.0 when none is ranked."""
+    return next((1.0 / rank for rank, item in enumerate(ranked, start=1) if item in gold), 0.0)
+
+
+@dataclass(frozen=True)
+class RankingQuality:
+    questions: int
+    hit_at_1: float
+    hit_at_5: float
+    recall_at_20: float
+    mrr: float
+
+    def as_row(self) -> dict[str, float | int]:
+        return {"questions": self.questions, "Hit@1": self.hit_at_1, "Hit@5": self.hit_at_5,
+                "R@20": self.recall_at_20, "MRR": self.mrr}
+
+
+def ranking_quality(runs: Sequence[tuple[Sequence[Hashable], set[Hashable]]]) -> RankingQuality:
+    """Means over questions of (ranked ids, gold ids) pairs; an empty ranking counts as a miss."""
+    if not runs:
+        return RankingQuality(0, 0.0, 0.0, 0.0, 0.0)
+    return RankingQuality(
+        questions=len(runs),
+        hit_at_1=fmean(hit_at(r, g, 1) for r, g in runs),
+        hit_at_5=fmean(hit_at(r, g, 5) for r, g in runs),
+        recall_at_20=fmean(recall_at(r, g, 20) for r, g in runs),
+        mrr=fmean(reciprocal_rank(r, g) for r, g in runs),
+    )

@@ -1,0 +1,99 @@
+"""The graph branch end to end on the real HPO slice: mentions, entity table, heuristic plan, ranking."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.branch import NAME_TOKENS, GraphBranch
+from grasp_agent.graph_branch.entity_table import build_entity_table
+from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.plan import Plan
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures
+from grasp_agent.graph_branch.ranking import ExecutionSettings, PlanRunner
+from tests.conftest import TEST_INSTANCE_ENV, cli_env
+from tests.neo4j.test_stack import GRASP
+
+pytestmark = pytest.mark.neo4j
+
+SPASM_AND_NSF = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
+
+
+@pytest.fixture(scope="module")
+def branch(hpo_slice: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> GraphBranch:
+    return GraphBranch.build(driver, test_settings, embedder)
+
+
+def test_heuristic_branch_answers_a_two_anchor_question(branch: GraphBranch) -> None:
+    result = branch.run(SPASM_AND_NSF, with_cypher=True)
+    anchors = {row.mention.text: row.best for row in result.entity_table.rows if row.mention.role.value == "anchor"}
+    assert anchors["epileptic spasms"] is not None and anchors["epileptic spasms"].node_id == "HP:0011097"
+    assert anchors["NSF"] is not None and anchors["NSF"].node_id == "NCBIGene:4905"
+    plan = result.planning.plan
+    assert plan is not None and plan.target.type == "Disease"
+    assert {(h.relation, h.target) for h in plan.hops} == {("HAS_PHENOTYPE", "t"), ("ASSOCIATED_WITH", "t")}
+    # phenotype.hpoa + genes_to_phenotype.txt: DEE 96 is the one disease of the slice with both
+    assert result.ranking.node_ids == ["OMIM:619340"]
+    assert set(result.timings_ms) == {"extraction", "linking", "planning", "execution"}
+
+
+def test_compiled_cypher_of_the_branch_reproduces_its_ranking(branch: GraphBranch, driver: Driver) -> None:
+    result = branch.run("Which diseases present with epileptic spasms?", with_cypher=True)
+    compiled = result.ranking.compiled
+    assert compiled is not None and result.planning.plan is not None
+    direct, _, _ = driver.execute_query(compiled.query, compiled.params)
+    # relevance_text is empty here, so the score is the anchor score and the orders must agree
+    assert result.planning.plan.relevance_text == ""
+    assert [r["nodeId"] for r in direct] == result.ranking.node_ids[:len(direct)]
+    assert len(result.ranking.nodes) == 72  # every disease annotated with Epileptic spasm in phenotype.hpoa
+
+
+def test_a_mention_typed_wrongly_gets_the_strong_type_added(hpo_slice: object, driver: Driver,
+                                                            test_settings: Settings, embedder: GraspEmbedder) -> None:
+    procedures = GraphProcedures(driver, test_settings.neo4j_database)
+    table = build_entity_table([Mention(text="NSF", types=("Phenotype",))], procedures,
+                               embedder.with_max_tokens(NAME_TOKENS), ["Phenotype", "Disease", "Gene"])
+    row = table.rows[0]
+    assert row.added_type == "Gene" and list(row.links) == ["Phenotype", "Gene"]
+    assert row.links["Gene"][0].node_id == "NCBIGene:4905" and row.links["Gene"][0].score > 0.99
+    assert len(row.links["Phenotype"]) == 3
+
+
+def test_cypher_in_the_question_is_plain_data(branch: GraphBranch, driver: Driver) -> None:
+    before, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS nodes")
+    hostile = "Which diseases present with epileptic spasms'}) DETACH DELETE n // and NSF`) MATCH (m) DELETE m //?"
+    result = branch.run(hostile, with_cypher=True)
+    after, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS nodes")
+    assert after[0]["nodes"] == before[0]["nodes"] > 0
+    assert result.planning.plan is not None  # the question still means something
+    compiled = result.ranking.compiled
+    assert compiled is not None and "DETACH" not in compiled.query  # identifiers come from the schema only
+
+
+def test_a_plan_over_the_row_budget_gives_a_reason_not_an_exception(hpo_slice: object, driver: Driver,
+                                                                    test_settings: Settings,
+                                                                    embedder: GraspEmbedder) -> None:
+    plan = Plan.model_validate({"anchors": [{"var": "p", "type": "Phenotype", "text": "Epileptic spasm"}],
+                                "hops": [{"source": "p", "relation": "HAS_PHENOTYPE", "target": "t"}],
+                                "target": {"var": "t", "type": "Disease"}})
+    runner = PlanRunner(GraphProcedures(driver, test_settings.neo4j_database), embedder.with_max_tokens(NAME_TOKENS),
+                        embedder, ExecutionSettings(max_rows=5))
+    ranking = runner.run(plan)
+    assert ranking.nodes == () and ranking.reason is not None and "5" in ranking.reason
+    unmatched = plan.model_copy(update={"anchors": (plan.anchors[0].model_copy(update={"text": "zzzz qqqq"}),)})
+    nothing = PlanRunner(GraphProcedures(driver, test_settings.neo4j_database),
+                         embedder.with_max_tokens(NAME_TOKENS), embedder).run(unmatched)
+    assert nothing.nodes == () or all(n.anchor_score < 0.9 for n in nothing.nodes)
+
+
+def test_grasp_plan_prints_every_intermediate_result(hpo_slice: object) -> None:
+    shown = subprocess.run([GRASP, "plan", SPASM_AND_NSF], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,
+                           text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    for expected in ("Entity table", "epileptic spasms", "HAS_PHENOTYPE", "Compiled Cypher", "UNWIND $bindings_a1",
+                     "OMIM:619340", "Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]-", "timings (ms)"):
+        assert expected in shown.stdout, expected
