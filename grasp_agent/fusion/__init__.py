@@ -1,0 +1,28 @@
+"""GRASP's fusion layer (pure): weighted RRF, static and dynamic graph/text fusion, fitting, rerank fusion."""
+
+from grasp_agent.fusion.fitting import (
+    DEFAULT_GRID,
+    DynamicFit,
+    FusionExample,
+    GridChoice,
+    Metric,
+    StaticFit,
+    fit_dynamic,
+    fit_static,
+)
+from grasp_agent.fusion.policies import FusionMode, FusionResult, dynamic_fusion, static_fusion
+from grasp_agent.fusion.rrf import RRF_K, FusedItem, FusionError, rank_map, rank_of, rerank_fusion, weighted_rrf
+from grasp_agent.fusion.tables import (
+    BUCKET_LABELS,
+    BUCKET_UPPER_BOUNDS,
+    DEFAULT_W_BUCKET,
+    DynamicFusionTables,
+    FusionTablesError,
+    RiskMultipliers,
+    bucket_of,
+)
+
+__all__ = ["BUCKET_LABELS", "BUCKET_UPPER_BOUNDS", "DEFAULT_GRID", "DEFAULT_W_BUCKET", "RRF_K", "DynamicFit",
+           "DynamicFusionTables", "FusedItem", "FusionError", "FusionExample", "FusionMode", "FusionResult",
+           "FusionTablesError", "GridChoice", "Metric", "RiskMultipliers", "StaticFit", "bucket_of", "dynamic_fusion",
+           "fit_dynamic", "fit_static", "rank_map", "rank_of", "rerank_fusion", "static_fusion", "weighted_rrf"]

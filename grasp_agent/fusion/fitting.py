@@ -1,0 +1,171 @@
+"""Fitting fusion weights on validation queries by grid search (pure, deterministic).
+
+The objective is the mean of a per-query metric (MRR by default, `evaluation.metrics.reciprocal_rank`) of the
+fused ranking against the gold ids. Among grid values whose mean differs by at most 1e-12 from the best, the
+SMALLER one wins: it leans on the text branch, which always answers, so a tie never buys graph-branch risk.
+
+- `fit_static`: one graph weight for all queries.
+- `fit_dynamic`: per n_cand bucket, the w that is best on that bucket's queries, with the risk multipliers held
+  at the prior tables' values; then, only when a `risk_grid` is given, per risk level the multiplier that is
+  best on that level's queries with the fitted buckets held. One round of coordinate ascent, not a joint
+  optimum: validation sets are a few hundred queries, and a joint 5 x 3 grid would overfit them. A bucket or
+  risk level without queries keeps its prior. Queries with an empty graph ranking are text-only whatever the
+  weight, so they are left out of the per-bucket and per-risk choices (they still count in `score`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from statistics import fmean
+
+from grasp_agent.evaluation.metrics import RankingQuality, ranking_quality, reciprocal_rank
+from grasp_agent.fusion.policies import dynamic_fusion, static_fusion
+from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k
+from grasp_agent.fusion.tables import DynamicFusionTables, bucket_of
+from grasp_agent.graph_branch.plan import Risk
+
+Metric = Callable[[Sequence[Hashable], set[Hashable]], float]
+DEFAULT_GRID: tuple[float, ...] = tuple(step / 20 for step in range(21))  # 0.0, 0.05, ..., 1.0
+_TIE = 1e-12
+
+
+@dataclass(frozen=True)
+class FusionExample:
+    """One validation query: both branches' rankings (best first), the plan's n_cand and risk, the answers."""
+
+    graph: Sequence[Hashable]
+    text: Sequence[Hashable]
+    gold: AbstractSet[Hashable]
+    n_cand: int = 50  # Plan's default
+    risk: Risk = Risk.LOW
+
+
+@dataclass(frozen=True)
+class GridChoice:
+    value: float  # the chosen grid value (or the prior, when `examples` is 0)
+    score: float | None  # mean metric at `value` on the examples it was chosen on; None without examples
+    examples: int
+    curve: tuple[tuple[float, float], ...] = ()  # (grid value, mean metric), grid ascending
+
+
+@dataclass(frozen=True)
+class StaticFit:
+    graph_weight: float
+    k: float
+    choice: GridChoice
+    quality: RankingQuality  # of the fused rankings at `graph_weight`
+
+
+@dataclass(frozen=True)
+class DynamicFit:
+    tables: DynamicFusionTables
+    buckets: tuple[GridChoice, ...]  # one per BUCKET_LABELS entry
+    risks: dict[Risk, GridChoice]  # empty when the multipliers were held at the prior's
+    score: float  # mean metric over all examples with `tables`
+    quality: RankingQuality
+
+
+def _check_grid(name: str, grid: Sequence[float], upper: float | None) -> tuple[float, ...]:
+    if not grid:
+        raise FusionError(f"{name} is empty; give at least one value")
+    for value in grid:
+        if not math.isfinite(value) or value < 0 or (upper is not None and value > upper):
+            allowed = f"in [0, {upper:g}]" if upper is not None else ">= 0"
+            raise FusionError(f"{name} values must be {allowed} (and finite); got {value!r}")
+    return tuple(sorted(set(grid)))
+
+
+def _choose(grid: tuple[float, ...], objective: Callable[[float], float], examples: int) -> GridChoice:
+    """Best grid value by `objective`; ascending scan with a strict improvement keeps the smaller on ties."""
+    curve = tuple((value, objective(value)) for value in grid)
+    best_value, best_score = curve[0]
+    for value, score in curve[1:]:
+        if score > best_score + _TIE:
+            best_value, best_score = value, score
+    return GridChoice(best_value, best_score, examples, curve)
+
+
+def _mean_metric(examples: Sequence[FusionExample], weight_of: Callable[[FusionExample], float], k: float,
+                 metric: Metric) -> float:
+    return fmean(metric(static_fusion(ex.graph, ex.text, weight_of(ex), k).ids, set(ex.gold)) for ex in examples)
+
+
+def _clip(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def fit_static(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAULT_GRID, k: float = RRF_K,
+               metric: Metric = reciprocal_rank) -> StaticFit:
+    """The global graph weight from `grid` with the best mean `metric` on `examples`."""
+    if not examples:
+        raise FusionError("fit_static needs at least one validation example; got none")
+    check_k(k)
+    weights = _check_grid("graph weight grid", grid, 1.0)
+    choice = _choose(weights, lambda w: _mean_metric(examples, lambda _ex: w, k, metric), len(examples))
+    runs = [(static_fusion(ex.graph, ex.text, choice.value, k).ids, set(ex.gold)) for ex in examples]
+    return StaticFit(choice.value, k, choice, ranking_quality(runs))
+
+
+def _fit_buckets(usable: Sequence[FusionExample], grid: tuple[float, ...], prior: DynamicFusionTables,
+                 metric: Metric) -> tuple[GridChoice, ...]:
+    choices = []
+    for bucket, prior_weight in enumerate(prior.w_bucket):
+        members = [example for example in usable if bucket_of(example.n_cand) == bucket]
+        if not members:
+            choices.append(GridChoice(prior_weight, None, 0))
+            continue
+
+        def objective(w: float, members: list[FusionExample] = members) -> float:
+            return _mean_metric(members, lambda ex: _clip(w * prior.m_risk.of(ex.risk)), prior.k, metric)
+
+        choices.append(_choose(grid, objective, len(members)))
+    return tuple(choices)
+
+
+def _fit_risks(usable: Sequence[FusionExample], grid: tuple[float, ...], tables: DynamicFusionTables,
+               metric: Metric) -> dict[Risk, GridChoice]:
+    choices = {}
+    for risk in Risk:
+        members = [example for example in usable if example.risk is risk]
+        if not members:
+            choices[risk] = GridChoice(tables.m_risk.of(risk), None, 0)
+            continue
+
+        def objective(m: float, members: list[FusionExample] = members) -> float:
+            return _mean_metric(members, lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m), tables.k,
+                                metric)
+
+        choices[risk] = _choose(grid, objective, len(members))
+    return choices
+
+
+def fit_dynamic(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAULT_GRID,
+                prior: DynamicFusionTables | None = None, risk_grid: Sequence[float] | None = None,
+                metric: Metric = reciprocal_rank) -> DynamicFit:
+    """Dynamic fusion tables fitted on `examples` (see the module docstring); k stays the prior's."""
+    if not examples:
+        raise FusionError("fit_dynamic needs at least one validation example; got none")
+    prior = prior or DynamicFusionTables()
+    weights = _check_grid("graph weight grid", grid, 1.0)
+    for ex in examples:
+        bucket_of(ex.n_cand)  # rejects a negative n_cand before any work
+    usable = [ex for ex in examples if ex.graph]
+    buckets = _fit_buckets(usable, weights, prior, metric)
+    tables = DynamicFusionTables.model_validate({"w_bucket": [choice.value for choice in buckets],
+                                                 "m_risk": prior.m_risk, "k": prior.k, "fitted_on": len(examples)})
+    risks: dict[Risk, GridChoice] = {}
+    if risk_grid is not None:
+        risks = _fit_risks(usable, _check_grid("risk multiplier grid", risk_grid, None), tables, metric)
+        multipliers = tables.m_risk
+        for risk, choice in risks.items():
+            multipliers = multipliers.replaced(risk, choice.value)
+        tables = DynamicFusionTables.model_validate({**dict(tables), "m_risk": multipliers})
+    runs = [(dynamic_fusion(ex.graph, ex.text, ex.n_cand, ex.risk, tables).ids, set(ex.gold)) for ex in examples]
+    return DynamicFit(tables, buckets, risks, fmean(metric(ids, gold) for ids, gold in runs), ranking_quality(runs))
+
+
+__all__ = ["DEFAULT_GRID", "DynamicFit", "FusionExample", "GridChoice", "Metric", "StaticFit",
+           "fit_dynamic", "fit_static"]

@@ -1,0 +1,83 @@
+"""GRASP's two fusion policies for a graph ranking and a text ranking (pure).
+
+- static: one global graph weight w (text weight 1 - w) and one k for every query;
+- dynamic: a per-query graph weight from the plan's n_cand bucket and risk (see `tables`).
+
+Both treat an EMPTY graph ranking as text-only: the graph branch had nothing to say (invalid plan, no anchor
+match, budget exceeded), so the result is the text ranking in its order with its RRF scores 1 / (k + rank),
+graph weight 0, and a note saying why. Each result item's `ranks` is (graph rank, text rank).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from grasp_agent.fusion.rrf import RRF_K, FusedItem, check_unit_weight, weighted_rrf
+from grasp_agent.fusion.tables import BUCKET_LABELS, DynamicFusionTables, bucket_of
+from grasp_agent.graph_branch.plan import Risk
+
+
+class FusionMode(str, Enum):
+    HYBRID = "hybrid"
+    TEXT_ONLY = "text_only"  # the graph ranking was empty
+
+
+@dataclass(frozen=True)
+class FusionResult:
+    items: tuple[FusedItem, ...]
+    graph_weight: float  # the weight actually used (0.0 when text-only)
+    mode: FusionMode
+    k: float
+    note: str | None = None  # why the weight is what it is, for explanations and logs
+    bucket: int | None = None  # dynamic fusion: index into BUCKET_LABELS
+    risk: Risk | None = None  # dynamic fusion: the plan's risk
+
+    @property
+    def text_weight(self) -> float:
+        return 1.0 - self.graph_weight
+
+    @property
+    def ids(self) -> list[Hashable]:
+        return [item.id for item in self.items]
+
+
+def _fuse(graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float,
+          limit: int | None) -> tuple[FusedItem, ...]:
+    return tuple(weighted_rrf([graph, text], [graph_weight, 1.0 - graph_weight], k, limit))
+
+
+def _text_only(text: Sequence[Hashable], k: float, limit: int | None,
+               wanted: float) -> tuple[tuple[FusedItem, ...], str]:
+    note = f"graph ranking is empty: text-only (graph weight 0.0 instead of {wanted:g})"
+    return _fuse((), text, 0.0, k, limit), note
+
+
+def static_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float = RRF_K,
+                  limit: int | None = None) -> FusionResult:
+    """RRF of the graph ranking (weight `graph_weight`) and the text ranking (weight 1 - `graph_weight`)."""
+    check_unit_weight("graph weight", graph_weight)
+    if not graph:
+        items, note = _text_only(text, k, limit, graph_weight)
+        return FusionResult(items, 0.0, FusionMode.TEXT_ONLY, k, note)
+    hybrid_note = None if text else "text ranking is empty: graph order only"
+    return FusionResult(_fuse(graph, text, graph_weight, k, limit), graph_weight, FusionMode.HYBRID, k, hybrid_note)
+
+
+def dynamic_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], n_cand: int, risk: Risk,
+                   tables: DynamicFusionTables | None = None, limit: int | None = None) -> FusionResult:
+    """RRF with graph weight clip(w_bucket[bucket(n_cand)] * m_risk[risk], 0, 1) and the tables' k."""
+    tables = tables or DynamicFusionTables()
+    bucket = bucket_of(n_cand)
+    weight = tables.graph_weight(n_cand, risk)
+    if not graph:
+        items, note = _text_only(text, tables.k, limit, weight)
+        return FusionResult(items, 0.0, FusionMode.TEXT_ONLY, tables.k, note, bucket, risk)
+    note = (f"n_cand {n_cand} in bucket {BUCKET_LABELS[bucket]}, risk {risk.value}: "
+            f"min(1, {tables.w_bucket[bucket]:g} x {tables.m_risk.of(risk):g}) = {weight:g}")
+    items = _fuse(graph, text, weight, tables.k, limit)
+    return FusionResult(items, weight, FusionMode.HYBRID, tables.k, note, bucket, risk)
+
+
+__all__ = ["FusionMode", "FusionResult", "dynamic_fusion", "static_fusion"]
