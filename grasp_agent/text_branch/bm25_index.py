@@ -1,0 +1,256 @@
+"""BM25 per field (bm25s), plus one over the whole node document, persisted per SKB content fingerprint.
+
+    <root>/<skb_name>/<fingerprint>/manifest.json     written last: its presence marks a complete index
+                                    nodes.json        ids and node types, row order of every field
+                                    fields/<field>/   bm25s arrays + vocabulary, and rows.npy
+
+Each field indexes only the nodes that have text in it, as a Lucene field does (its document count and
+average length count documents with the field), so a Gene's empty definition does not shorten the average
+definition. `rows.npy` maps a field's documents back to corpus rows. Loading reads arrays and vocabularies
+only; the corpus is never re-tokenized, and only the query is stemmed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import bm25s  # type: ignore[import-untyped]
+import numpy as np
+from tqdm import tqdm
+
+from grasp_agent.config import Settings
+from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+DEFAULT_TOP_K = 100
+_FINGERPRINT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")  # SKB names and field names
+
+
+@dataclass(frozen=True)
+class Bm25Config:
+    """Lucene's BM25 (k1=1.2, b=0.75, as mFAR's bm25s indexes), English stopwords, Snowball stemming."""
+
+    k1: float = 1.2
+    b: float = 0.75
+    stopwords: str = "en"
+    stemmer: str | None = "english"  # a PyStemmer algorithm name, or None for no stemming
+
+
+def default_index_root(settings: Settings) -> Path:
+    return settings.project_root / ".grasp" / "text_index"
+
+
+def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
+    if not _IDENTIFIER.match(skb_name):
+        raise TextBranchError(f"SKB name {skb_name!r} is not an identifier: letters, digits and _, letter first")
+    if not _FINGERPRINT.match(fingerprint):
+        raise TextBranchError(f"fingerprint {fingerprint!r} cannot name a folder: use 1-128 of [A-Za-z0-9._-], "
+                              "starting with a letter or digit")
+    return root / skb_name / fingerprint
+
+
+class QueryTokenizer:
+    """Tokenizes queries exactly as `bm25s.tokenize` tokenized the corpus under the same config."""
+
+    def __init__(self, config: Bm25Config) -> None:
+        self._config = config
+        self._stemmer = _make_stemmer(config.stemmer)
+
+    def corpus_tokens(self, texts: Sequence[str], progress: bool) -> Any:
+        return bm25s.tokenize(list(texts), stopwords=self._config.stopwords, stemmer=self._stemmer,
+                              return_ids=True, show_progress=progress)
+
+    def __call__(self, query: str) -> list[str]:
+        tokens = bm25s.tokenize([query], stopwords=self._config.stopwords, stemmer=self._stemmer,
+                                return_ids=False, show_progress=False)
+        return [str(token) for token in tokens[0]]
+
+
+def _make_stemmer(name: str | None) -> Any:
+    if name is None:
+        return None
+    try:
+        import Stemmer  # type: ignore[import-not-found]  # the PyStemmer package
+    except ImportError as error:
+        raise TextBranchError("stemming needs the PyStemmer package: pip install PyStemmer "
+                              "(or Bm25Config(stemmer=None))") from error
+    try:
+        return Stemmer.Stemmer(name)
+    except KeyError as error:
+        raise TextBranchError(f"unknown stemmer {name!r}; known: {Stemmer.algorithms()}") from error
+
+
+@dataclass(frozen=True)
+class _FieldIndex:
+    rows: np.ndarray  # int64 (documents,): corpus row of each indexed document
+    bm25: Any  # bm25s.BM25, or None when no node has text in the field
+
+    def scores(self, tokens: Sequence[str]) -> np.ndarray:
+        """float32 (documents,): BM25 of the query per indexed document; zero where no term matches."""
+        token_ids = [self.bm25.vocab_dict[t] for t in tokens if t in self.bm25.vocab_dict] if self.bm25 else []
+        if not token_ids:
+            return np.zeros(len(self.rows), dtype=np.float32)
+        return np.asarray(self.bm25.get_scores_from_ids(token_ids), dtype=np.float32)
+
+
+class LexicalIndex:
+    """BM25 over every field of a `FieldCorpus` and over its documents; build, save, load, search."""
+
+    def __init__(self, ids: Sequence[NodeId], labels: Sequence[str], node_types: Sequence[str],
+                 indexes: Mapping[str, _FieldIndex], config: Bm25Config) -> None:
+        self.ids = tuple(ids)
+        self.node_types = tuple(node_types)
+        self.config = config
+        self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
+        self._indexes = dict(indexes)
+        self._tokenize = QueryTokenizer(config)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The mFAR fields, in corpus order (the document index is searched with `search_document`)."""
+        return tuple(name for name in self._indexes if name != DOC_FIELD)
+
+    # ---- building and persistence ---------------------------------------------------------------------
+    @classmethod
+    def build(cls, corpus: FieldCorpus, config: Bm25Config = Bm25Config(), progress: bool = False) -> LexicalIndex:
+        bad = [name for name in corpus.fields if not _IDENTIFIER.match(name)]
+        if bad:
+            raise TextBranchError(f"field names {bad} cannot name index folders: letters, digits and _, letter first")
+        tokenizer = QueryTokenizer(config)
+        columns = {**corpus.fields, DOC_FIELD: corpus.documents}
+        indexes = {}
+        for name, texts in tqdm(columns.items(), desc="bm25 fields", unit="field", disable=not progress):
+            indexes[name] = _build_field(tokenizer, texts, config, progress)
+        return cls(corpus.ids, corpus.labels, corpus.node_types, indexes, config)
+
+    def save(self, directory: Path) -> None:
+        """Writes the index into `directory` (created); the manifest goes last."""
+        directory.mkdir(parents=True, exist_ok=True)
+        labels = [self.node_types[code] for code in self._label_codes]
+        nodes = {"ids": list(self.ids), "labels": labels, "node_types": list(self.node_types)}
+        (directory / "nodes.json").write_text(json.dumps(nodes))
+        for name, index in self._indexes.items():
+            field_dir = directory / "fields" / name
+            field_dir.mkdir(parents=True, exist_ok=True)
+            np.save(field_dir / "rows.npy", index.rows)
+            if index.bm25 is not None:
+                index.bm25.save(str(field_dir), show_progress=False)
+        manifest = {"format": FORMAT_VERSION, "bm25s": bm25s.__version__, "config": asdict(self.config),
+                    "fields": list(self._indexes), "nodes": len(self.ids)}
+        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex:
+        manifest = read_manifest(directory)
+        if manifest is None:
+            raise TextBranchError(f"no complete text index in {directory}: {MANIFEST} is missing or unreadable")
+        nodes = json.loads((directory / "nodes.json").read_text())
+        indexes = {}
+        for name in manifest["fields"]:
+            field_dir = directory / "fields" / name
+            rows = np.load(field_dir / "rows.npy")
+            bm25 = bm25s.BM25.load(str(field_dir), show_progress=False) if len(rows) else None
+            indexes[name] = _FieldIndex(rows, bm25)
+        return cls(nodes["ids"], nodes["labels"], nodes["node_types"], indexes, Bm25Config(**manifest["config"]))
+
+    # ---- search ---------------------------------------------------------------------------------------
+    def search(self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
+               fields: Sequence[str] | None = None) -> dict[str, ScoredNodes]:
+        """Top `k` nodes per field (all mFAR fields unless `fields`), optionally of one node type only."""
+        tokens = self._tokenize(query)
+        return {name: self._top(name, tokens, k, node_type) for name in (fields or self.fields)}
+
+    def search_field(self, field: str, query: str, k: int = DEFAULT_TOP_K, *,
+                     node_type: str | None = None) -> ScoredNodes:
+        return self._top(field, self._tokenize(query), k, node_type)
+
+    def search_document(self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None) -> ScoredNodes:
+        """The single-field baseline: BM25 over the whole node document."""
+        return self._top(DOC_FIELD, self._tokenize(query), k, node_type)
+
+    def _top(self, field: str, tokens: Sequence[str], k: int, node_type: str | None) -> ScoredNodes:
+        if field not in self._indexes:
+            raise TextBranchError(f"unknown text field '{field}'; known: {list(self._indexes)}")
+        if node_type is not None and node_type not in self.node_types:
+            raise TextBranchError(f"unknown node type '{node_type}'; known: {list(self.node_types)}")
+        if k < 1:
+            raise TextBranchError(f"k must be at least 1; got {k}")
+        index = self._indexes[field]
+        scores = index.scores(tokens)
+        keep = scores > 0  # Lucene's idf is positive: zero means no query term occurs in the field
+        if node_type is not None:
+            keep &= self._label_codes[index.rows] == self.node_types.index(node_type)
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > k:
+            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        rows = index.rows[candidates]
+        order = np.lexsort((rows, -scores[candidates]))  # best first, ties in corpus order
+        return ScoredNodes(field, tuple(self.ids[row] for row in rows[order]),
+                           tuple(float(score) for score in scores[candidates][order]))
+
+
+def _build_field(tokenizer: QueryTokenizer, texts: Sequence[str], config: Bm25Config, progress: bool) -> _FieldIndex:
+    tokenized = tokenizer.corpus_tokens(texts, progress)
+    rows = np.asarray([row for row, ids in enumerate(tokenized.ids) if ids], dtype=np.int64)
+    if not len(rows):
+        return _FieldIndex(rows, None)
+    bm25 = bm25s.BM25(k1=config.k1, b=config.b, method="lucene")
+    bm25.index(([tokenized.ids[row] for row in rows], tokenized.vocab), show_progress=progress)
+    return _FieldIndex(rows, bm25)
+
+
+def read_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT_VERSION else None
+
+
+def open_lexical_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus], *,
+                       config: Bm25Config = Bm25Config(), progress: bool = True) -> LexicalIndex:
+    """The index of this SKB content: loaded when built before with this config, else built and saved.
+
+    `corpus` is called only to build. The build is written to a temporary sibling folder and renamed into
+    place, so an interrupted build leaves nothing that loads; indexes of other fingerprints of the same SKB
+    are then removed (one content per SKB is kept).
+    """
+    directory = index_directory(root, skb_name, fingerprint)
+    manifest = read_manifest(directory)
+    if manifest is not None and manifest["config"] == asdict(config):
+        logger.info("loading text index %s", directory)
+        return LexicalIndex.load(directory)
+    logger.info("building text index %s", directory)
+    index = LexicalIndex.build(corpus(), config, progress)
+    staging = directory.with_name(f".{fingerprint}.building-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    index.save(staging)
+    shutil.rmtree(directory, ignore_errors=True)
+    try:
+        staging.rename(directory)
+    except OSError:  # another process renamed its build of the same content first
+        shutil.rmtree(staging, ignore_errors=True)
+        if read_manifest(directory) is None:
+            raise
+    _remove_other_fingerprints(directory)
+    return index
+
+
+def _remove_other_fingerprints(keep: Path) -> None:
+    for sibling in keep.parent.iterdir():
+        building = sibling.name.startswith(".")  # another process's staging folder
+        if sibling != keep and not building and sibling.is_dir() and read_manifest(sibling) is not None:
+            logger.info("removing text index of an older SKB content: %s", sibling)
+            shutil.rmtree(sibling, ignore_errors=True)
