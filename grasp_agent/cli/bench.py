@@ -71,8 +71,9 @@ def show_report(report: PlannerReport) -> None:
     rates.add_row(f"{report.parsed_first:.0%}", f"{report.valid_as_written:.0%}", f"{report.valid_first:.0%}",
                   f"{report.valid:.0%}", f"{report.mean_attempts:.2f}")
     console.print(rates)
-    quality = Table(*[str(k) for k in report.quality.as_row()], title="graph ranking quality")
-    quality.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in report.quality.as_row().values()])
+    quality = Table("set", *[str(k) for k in report.quality.as_row()], title="graph ranking quality")
+    for name, measured in [("all", report.quality), *report.by_template.items()]:
+        quality.add_row(name, *[f"{v:.3f}" if isinstance(v, float) else str(v) for v in measured.as_row().values()])
     console.print(quality)
     latency = Table("stage", "n", "median ms", "p90 ms", "max ms", title="latency per stage")
     for stage in report.stages:

@@ -42,6 +42,7 @@ class PlannerReport:
     mean_attempts: float
     quality: RankingQuality
     stages: list[StageStats] = field(default_factory=list)
+    by_template: dict[str, RankingQuality] = field(default_factory=dict)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (question, reason), for reading
 
 
@@ -92,6 +93,7 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: i
     runs = []
     parsed_first = as_written = valid_first = valid = attempts = 0
     failures = []
+    templates: list[str] = []
     for question in tqdm(questions, desc=branch.planner_name, disable=not progress, unit="q"):
         result = branch.run(question.text)
         for stage in ("extraction", "linking", "planning"):
@@ -110,7 +112,10 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: i
             samples["execution"].append(timed[0])
             samples["rescoring"].append(timed[1])
         runs.append(([str(node_id) for node_id in result.ranking.node_ids], set(question.answer_ids)))
+        templates.append(question.template)
     count = max(1, len(questions))
     return PlannerReport(branch.planner_name, len(questions), parsed_first / count, as_written / count,
                          valid_first / count,
-                         valid / count, attempts / count, ranking_quality(runs), stage_stats(samples), failures)
+                         valid / count, attempts / count, ranking_quality(runs), stage_stats(samples),
+                         {name: ranking_quality([run for run, t in zip(runs, templates, strict=True) if t == name])
+                          for name in sorted(set(templates))}, failures)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import json
 import math
 from collections.abc import Iterator
@@ -12,13 +10,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from grasp_agent.embed.packaged_models import default_models_cache_dir
 from grasp_agent.graph_branch.plan import Plan
 from grasp_agent.llm.errors import LLMError, ModelFileError
 from grasp_agent.llm.llama_cpp import GRAMMAR_MAX_LENGTH, grammar_schema
-from grasp_agent.llm.packaged_models import QWEN_05B, QWEN_05B_GGUF, resolve_gguf
+from tests.llm_support import HAVE_LLAMA_CPP, open_05b
 
-HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None
 needs_llama_cpp = pytest.mark.skipif(not HAVE_LLAMA_CPP, reason="the [local-llm] extra installs llama-cpp-python")
 
 SYSTEM = (
@@ -26,13 +22,6 @@ SYSTEM = (
     "Relations: Phenotype-IS_A->Phenotype, Disease-HAS_PHENOTYPE->Phenotype, Disease-LACKS_PHENOTYPE->Phenotype, "
     "Gene-ASSOCIATED_WITH->Disease. Anchors are entities named in the question; the target is what is asked for."
 )
-
-
-def _parts_installed() -> bool:
-    try:
-        return all(importlib.metadata.distribution(part.distribution) for part in QWEN_05B_GGUF.parts)
-    except importlib.metadata.PackageNotFoundError:
-        return False
 
 
 @pytest.mark.skipif(HAVE_LLAMA_CPP, reason="llama-cpp-python is installed; the missing-extra message cannot occur")
@@ -67,13 +56,7 @@ def test_a_missing_or_foreign_file_is_refused(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def llm() -> Iterator[object]:
-    if not HAVE_LLAMA_CPP:
-        pytest.skip("the [local-llm] extra installs llama-cpp-python")
-    if not _parts_installed():
-        pytest.skip(f"the 0.5B GGUF parts are not installed; run: {QWEN_05B_GGUF.install_hint}")
-    from grasp_agent.llm.llama_cpp import LlamaCppLLM
-
-    model = LlamaCppLLM(resolve_gguf(QWEN_05B, default_models_cache_dir()), context_tokens=2048, max_tokens=300)
+    model = open_05b(context_tokens=2048, max_tokens=300)
     yield model
     model.close()
 
