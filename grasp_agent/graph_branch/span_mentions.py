@@ -26,9 +26,12 @@ there their its it they them he she his her we our you your i me my also only ju
 other another such same kind kinds type types sort related relate relates linked link links associated
 associate associates present presents presenting show shows showing feature features featuring cause causes
 caused have having known list name find identify give tell specific particular certain
+exclude excluded excluding lack lacks lacking lacked documented explicitly
 """.split())  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 DEFAULT_MIN_SCORE = 0.9
+# HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.
+MAX_SPAN_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class SpanMentionFinder:
     name = "spans"
 
     def __init__(self, procedures: GraphProcedures, name_embedder: GraspEmbedder, schema: SkbSchema,
-                 min_score: float = DEFAULT_MIN_SCORE, max_words: int = 6) -> None:
+                 min_score: float = DEFAULT_MIN_SCORE, max_words: int = MAX_SPAN_WORDS) -> None:
         self._procedures = procedures
         self._embedder = name_embedder
         self._schema = schema
