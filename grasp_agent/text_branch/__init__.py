@@ -1,2 +1,2 @@
-"""The text branch: mFAR-style multi-field retrieval (fields, per-field BM25, score combination; dense fields
-and learned query-conditioned weights come later)."""
+"""The text branch: mFAR-style multi-field retrieval (fields, per-field BM25 and dense scorers, score
+combination with uniform or learned query-conditioned field weights)."""

@@ -1,8 +1,9 @@
 """mFAR's combination of per-field scores: score(node) = sum_(f, s) w_(f, s) * normalized score_(f, s)(node).
 
 A weight is keyed by (field, scorer), scorer in {"bm25", "dense"}, as mFAR mixes a lexical and a dense
-scorer per field. Weights come from `uniform_weights` (the untrained fallback) or, later, from a learned,
-query-conditioned model (mFAR's softmax over fields); `combine_fields` does not care which.
+scorer per field. Weights come from `uniform_weights` (the untrained fallback) or from the learned,
+query-conditioned `field_weights.FieldWeightModel.weights` (mFAR's softmax over fields); `combine_fields` does
+not care which. Dense rankings arrive already floored (see `dense_fields`: cosine minus the best left-out one).
 
 Normalization: each ranking is divided by its own top score (per query, per field). BM25 scores are
 non-negative and zero exactly when no query term occurs in the field, so dividing by the maximum is

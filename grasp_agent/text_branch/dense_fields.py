@@ -1,0 +1,290 @@
+"""Dense scorer per field: one matrix of unit field embeddings per field, searched by exact cosine top-k.
+
+    <root>/<skb_name>/<fingerprint>/<model folder>/manifest.json        written last: marks a complete index
+                                                  nodes.json           ids and node types (row order)
+                                                  fields/<field>.rows.npy     int64 (n_f,): corpus row per vector
+                                                  fields/<field>.vectors.npy  float32 (n_f, d): unit rows
+
+The root is not the BM25 root (`default_dense_root`), so `open_lexical_index`, which replaces its whole
+fingerprint folder on a rebuild, never deletes vectors that took an hour to embed; the layout below the root
+is the same (`index_directory`). The model folder is named after the embedder's `model_id`, so indexes of
+several embedders of one SKB content coexist. As in BM25, a field indexes only nodes with text in it.
+
+Loading memory-maps the matrices; a query is one (n_f, d) @ (d,) product and an `argpartition`, exact, with
+an optional node-type mask. Scores are `cosine - floor` by default (`relative=True`): the floor is the
+cosine of the best eligible node left out of the top k (0 when every eligible node is returned, and never
+below 0). A node outside the top k then scores <= 0, which is what `multifield.combine_fields` assumes of a
+node absent from a ranking, and `max_normalize` turns the list into min-max over the top k + 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, index_directory
+from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+EMBED_CHUNK = 256  # texts per embedder call: the unit of progress
+QUERY_CHUNK = 256  # queries per matrix product in batch_search: bounds the (queries, n_f) score block
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def default_dense_root(settings: Settings) -> Path:
+    return settings.project_root / ".grasp" / "dense_index"
+
+
+def model_folder(model_id: str) -> str:
+    """A folder name for an embedder: its model_id made safe, plus a hash so that distinct ids never share."""
+    digest = hashlib.sha256(model_id.encode()).hexdigest()[:8]
+    return f"{_UNSAFE.sub('_', model_id).strip('._-')[:80]}-{digest}"
+
+
+def dense_index_directory(root: Path, skb_name: str, fingerprint: str, model_id: str) -> Path:
+    return index_directory(root, skb_name, fingerprint) / model_folder(model_id)
+
+
+@dataclass(frozen=True)
+class _DenseField:
+    rows: np.ndarray  # int64 (n_f,): corpus row of each vector
+    vectors: np.ndarray  # float32 (n_f, d): unit field embeddings (a read-only memory map once loaded)
+
+
+class DenseFieldIndex:
+    """Field embeddings of a `FieldCorpus` (optionally of its documents too); build, save, load, search."""
+
+    def __init__(self, ids: Sequence[NodeId], labels: Sequence[str], node_types: Sequence[str],
+                 fields: Mapping[str, _DenseField], model_id: str, dimension: int,
+                 selection: Sequence[str] | None = None) -> None:
+        self.ids = tuple(ids)
+        self.selection = None if selection is None else tuple(selection)  # the fields asked for; None: all
+        self.node_types = tuple(node_types)
+        self.model_id = model_id
+        self.dimension = dimension
+        self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
+        self._fields = dict(fields)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The indexed mFAR fields, in corpus order (a document index is searched with `search_document`)."""
+        return tuple(name for name in self._fields if name != DOC_FIELD)
+
+    def size(self, field: str) -> int:
+        """Vectors in `field`: the nodes with text in it."""
+        return len(self._field(field).rows)
+
+    # ---- building and persistence ---------------------------------------------------------------------
+    @classmethod
+    def build(cls, corpus: FieldCorpus, embedder: GraspEmbedder, *, fields: Sequence[str] | None = None,
+              include_document: bool = False, progress: bool = False) -> DenseFieldIndex:
+        """Embeds every non-empty text of `fields` (default: all), each distinct text once."""
+        names = list(corpus.fields if fields is None else fields)
+        unknown = [name for name in names if name not in corpus.fields]
+        if unknown:
+            raise TextBranchError(f"cannot embed fields {unknown}: not in the corpus; known: {list(corpus.fields)}")
+        columns = {name: corpus.fields[name] for name in names}
+        if include_document:
+            columns[DOC_FIELD] = corpus.documents
+        built = {name: _embed_column(embedder, name, texts, progress) for name, texts in columns.items()}
+        return cls(corpus.ids, corpus.labels, corpus.node_types, built, embedder.model_id, embedder.dimension,
+                   None if fields is None else names)
+
+    def save(self, directory: Path) -> None:
+        """Writes the index into `directory` (created); the manifest goes last."""
+        (directory / "fields").mkdir(parents=True, exist_ok=True)
+        labels = [self.node_types[code] for code in self._label_codes]
+        nodes = {"ids": list(self.ids), "labels": labels, "node_types": list(self.node_types)}
+        (directory / "nodes.json").write_text(json.dumps(nodes))
+        for name, dense in self._fields.items():
+            np.save(directory / "fields" / f"{name}.rows.npy", np.asarray(dense.rows, dtype=np.int64))
+            np.save(directory / "fields" / f"{name}.vectors.npy", np.asarray(dense.vectors, dtype=np.float32))
+        manifest = {"format": FORMAT_VERSION, "model_id": self.model_id, "dimension": self.dimension,
+                    "fields": {name: len(dense.rows) for name, dense in self._fields.items()}, "nodes": len(self.ids),
+                    "selection": None if self.selection is None else list(self.selection)}
+        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
+
+    @classmethod
+    def load(cls, directory: Path) -> DenseFieldIndex:
+        """Reads ids and row maps; the vector matrices are memory-mapped read-only, not read."""
+        manifest = read_dense_manifest(directory)
+        if manifest is None:
+            raise TextBranchError(f"no complete dense index in {directory}: {MANIFEST} is missing or unreadable")
+        nodes = json.loads((directory / "nodes.json").read_text())
+        dimension = int(manifest["dimension"])
+        fields = {}
+        for name, count in manifest["fields"].items():
+            rows = np.load(directory / "fields" / f"{name}.rows.npy")
+            vectors = (np.asarray(np.load(directory / "fields" / f"{name}.vectors.npy", mmap_mode="r")) if count
+                       else np.zeros((0, dimension), dtype=np.float32))  # an empty file cannot be mapped
+            fields[name] = _DenseField(rows, vectors)
+        return cls(nodes["ids"], nodes["labels"], nodes["node_types"], fields, manifest["model_id"], dimension,
+                   manifest["selection"])
+
+    # ---- search ---------------------------------------------------------------------------------------
+    def search(self, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
+               fields: Sequence[str] | None = None, relative: bool = True) -> dict[str, ScoredNodes]:
+        """Top `k` nodes per field (all mFAR fields unless `fields`) by cosine to the unit `query_vector`."""
+        vector = self._queries(query_vector)
+        if vector.ndim != 1:
+            raise TextBranchError(f"search takes one query vector of shape ({self.dimension},); got {vector.shape}; "
+                                  "use batch_search for several")
+        return self.batch_search(vector[None, :], k, node_types=[node_type], fields=fields, relative=relative)[0]
+
+    def search_field(self, field: str, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *,
+                     node_type: str | None = None, relative: bool = True) -> ScoredNodes:
+        return self.search(query_vector, k, node_type=node_type, fields=[field], relative=relative)[field]
+
+    def search_document(self, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
+                        relative: bool = True) -> ScoredNodes:
+        """The single-field baseline, when built with `include_document`."""
+        return self.search_field(DOC_FIELD, query_vector, k, node_type=node_type, relative=relative)
+
+    def batch_search(self, query_vectors: np.ndarray, k: int = DEFAULT_TOP_K, *,
+                     node_types: Sequence[str | None] | None = None, fields: Sequence[str] | None = None,
+                     relative: bool = True) -> list[dict[str, ScoredNodes]]:
+        """`search` for each row of `query_vectors` (m, d), with one node type (or None) per query."""
+        if k < 1:
+            raise TextBranchError(f"k must be at least 1; got {k}")
+        queries = self._queries(query_vectors)
+        if queries.ndim != 2:
+            raise TextBranchError(f"batch_search takes query vectors of shape (m, {self.dimension}); "
+                                  f"got {queries.shape}")
+        types = list(node_types) if node_types is not None else [None] * len(queries)
+        if len(types) != len(queries):
+            raise TextBranchError(f"node_types must give one type (or None) per query: {len(queries)} queries, "
+                                  f"{len(types)} types")
+        type_codes = np.asarray([self._type_code(node_type) for node_type in types], dtype=np.int32)
+        results: list[dict[str, ScoredNodes]] = [{} for _ in queries]
+        for name in fields or self.fields:
+            dense = self._field(name)
+            labels = self._label_codes[dense.rows]  # (n_f,)
+            for start in range(0, len(queries), QUERY_CHUNK):
+                block = queries[start:start + QUERY_CHUNK]
+                cosines = block @ dense.vectors.T if len(dense.rows) else np.zeros((len(block), 0), np.float32)
+                for offset, row_scores in enumerate(cosines):  # (n_f,)
+                    code = type_codes[start + offset]
+                    eligible = None if code < 0 else labels == code
+                    results[start + offset][name] = self._top(name, dense.rows, row_scores, eligible, k, relative)
+        return results
+
+    def _top(self, name: str, rows: np.ndarray, cosines: np.ndarray, eligible: np.ndarray | None, k: int,
+             relative: bool) -> ScoredNodes:
+        candidates = np.flatnonzero(eligible) if eligible is not None else np.arange(len(rows))
+        floor = 0.0
+        if len(candidates) > k:
+            part = np.argpartition(-cosines[candidates], k)  # [:k] the top k, [k] the best one left out
+            floor = max(float(cosines[candidates[part[k]]]), 0.0)
+            candidates = candidates[part[:k]]
+        scores = cosines[candidates] - floor if relative else cosines[candidates]
+        if relative:
+            kept = scores > 0  # no better than a node left out, or cosine <= 0: no evidence
+            candidates, scores = candidates[kept], scores[kept]
+        order = np.lexsort((rows[candidates], -scores))  # best first, ties in corpus order
+        return ScoredNodes(name, tuple(self.ids[row] for row in rows[candidates][order]),
+                           tuple(float(score) for score in scores[order]))
+
+    def _queries(self, vectors: np.ndarray) -> np.ndarray:
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.shape[-1:] != (self.dimension,) or array.ndim not in (1, 2):
+            raise TextBranchError(f"query vectors must have shape ({self.dimension},) or (m, {self.dimension}) "
+                                  f"for index model {self.model_id!r}; got {array.shape}")
+        return array
+
+    def _type_code(self, node_type: str | None) -> int:
+        if node_type is None:
+            return -1
+        if node_type not in self.node_types:
+            raise TextBranchError(f"unknown node type '{node_type}'; known: {list(self.node_types)}")
+        return self.node_types.index(node_type)
+
+    def _field(self, field: str) -> _DenseField:
+        if field not in self._fields:
+            raise TextBranchError(f"field '{field}' has no dense index; indexed: {list(self._fields)}")
+        return self._fields[field]
+
+
+def _embed_column(embedder: GraspEmbedder, name: str, texts: Sequence[str], progress: bool) -> _DenseField:
+    """Vectors of the non-empty texts of one field; each distinct text is embedded once."""
+    rows = np.asarray([row for row, text in enumerate(texts) if text.strip()], dtype=np.int64)
+    distinct = list(dict.fromkeys(texts[row] for row in rows))
+    vectors = np.zeros((len(distinct), embedder.dimension), dtype=np.float32)
+    with tqdm(total=len(distinct), desc=f"dense {name}", unit="text", disable=not progress) as bar:
+        for start in range(0, len(distinct), EMBED_CHUNK):
+            chunk = distinct[start:start + EMBED_CHUNK]
+            embedded = embedder.embed_texts(chunk)
+            if embedded.shape != (len(chunk), embedder.dimension):
+                raise TextBranchError(f"embedder {embedder.model_id!r} returned shape {embedded.shape} for "
+                                      f"{len(chunk)} texts; expected ({len(chunk)}, {embedder.dimension})")
+            vectors[start:start + len(chunk)] = embedded
+            bar.update(len(chunk))
+    position = {text: index for index, text in enumerate(distinct)}
+    return _DenseField(rows, vectors[[position[texts[row]] for row in rows]] if len(rows) else vectors)
+
+
+def read_dense_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT_VERSION else None
+
+
+def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus],
+                     embedder: GraspEmbedder, *, fields: Sequence[str] | None = None, include_document: bool = False,
+                     progress: bool = True) -> DenseFieldIndex:
+    """The dense index of this SKB content and embedder: loaded when built before with these fields, else built.
+
+    `corpus` is called only to build. As `open_lexical_index`: the build goes to a staging sibling that is
+    renamed into place, then folders of other fingerprints of the same SKB are removed.
+    """
+    directory = dense_index_directory(root, skb_name, fingerprint, embedder.model_id)
+    manifest = read_dense_manifest(directory)
+    if manifest is not None and _same_fields(manifest, fields, include_document):
+        logger.info("loading dense index %s", directory)
+        return DenseFieldIndex.load(directory)
+    logger.info("building dense index %s", directory)
+    index = DenseFieldIndex.build(corpus(), embedder, fields=fields, include_document=include_document,
+                                  progress=progress)
+    staging = directory.with_name(f".{directory.name}.building-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    index.save(staging)
+    shutil.rmtree(directory, ignore_errors=True)
+    try:
+        staging.rename(directory)
+    except OSError:  # another process renamed its build of the same content first
+        shutil.rmtree(staging, ignore_errors=True)
+        if read_dense_manifest(directory) is None:
+            raise
+    _remove_other_fingerprints(directory.parent)
+    return index
+
+
+def _same_fields(manifest: Mapping[str, Any], fields: Sequence[str] | None, include_document: bool) -> bool:
+    wanted = None if fields is None else list(fields)
+    return bool(manifest["selection"] == wanted and (DOC_FIELD in manifest["fields"]) == include_document)
+
+
+def _remove_other_fingerprints(keep: Path) -> None:
+    for sibling in keep.parent.iterdir():
+        if sibling == keep or sibling.name.startswith(".") or not sibling.is_dir():
+            continue
+        if any(read_dense_manifest(model) is not None for model in sibling.iterdir() if model.is_dir()):
+            logger.info("removing dense index of an older SKB content: %s", sibling)
+            shutil.rmtree(sibling, ignore_errors=True)
