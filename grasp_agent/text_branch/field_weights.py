@@ -67,6 +67,11 @@ class FieldWeightModel:
         """The untrained model: zero parameters, so every query gets `uniform_weights(fields, scorers)`."""
         return _zero_model(tuple(uniform_weights(fields, scorers)), dimension, model_id)
 
+    @classmethod
+    def uniform_for(cls, keys: Sequence[FieldKey], dimension: int, model_id: str) -> FieldWeightModel:
+        """Zero parameters over exactly these keys (e.g. BM25 on every field, dense on a few): equal weights."""
+        return _zero_model(tuple(keys), dimension, model_id)
+
     def weight_matrix(self, query_vectors: np.ndarray) -> np.ndarray:
         """float64 (m, K): the weights of each query of (m, d), each row summing to 1."""
         queries = np.asarray(query_vectors, dtype=np.float64)
