@@ -15,15 +15,18 @@ from grasp_agent.llm.errors import LLMError
 
 RETRY_TEMPERATURE = 0.7
 RETRY_SAMPLES = 2
+# A compact plan with 6 anchors and 14 hops is about 450 tokens; beyond that a small model is looping.
+PLAN_MAX_TOKENS = 480
 
 
 class LLMPlanner:
     def __init__(self, llm: GraspLLM, context: SkbContext, retry_samples: int = RETRY_SAMPLES,
-                 retry_temperature: float = RETRY_TEMPERATURE) -> None:
+                 retry_temperature: float = RETRY_TEMPERATURE, max_tokens: int = PLAN_MAX_TOKENS) -> None:
         self._llm = llm
         self._context = context
         self._retries = retry_samples
         self._retry_temperature = retry_temperature
+        self._max_tokens = max_tokens
         self.name = f"llm:{llm.model_id}"
 
     def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
@@ -34,7 +37,8 @@ class LLMPlanner:
         schedule = [0.0] + [self._retry_temperature] * self._retries
         for seed, temperature in enumerate(schedule):
             try:
-                raw = self._llm.complete_json(messages, schema, temperature=temperature, seed=seed)
+                raw = self._llm.complete_json(messages, schema, temperature=temperature, seed=seed,
+                                              max_tokens=self._max_tokens)
             except LLMError as error:  # a dead endpoint will not recover within this question
                 attempts.append(PlanAttempt("", temperature, None, (str(error),)))
                 return PlanningOutcome(self.name, None, tuple(attempts), f"the planner LLM failed: {error}")

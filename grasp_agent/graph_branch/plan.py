@@ -113,6 +113,9 @@ class Plan(BaseModel):
         return cls.model_json_schema()
 
 
+MAX_LLM_ANCHORS = 6
+
+
 def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
                      anchor_choices: Sequence[tuple[str, str]] | None = None,
                      target_types: Sequence[str] | None = None) -> dict[str, Any]:
@@ -128,13 +131,15 @@ def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
     if anchor_choices is not None:
         variable = defs["Anchor"]["properties"]["var"]
         mode = defs["Anchor"]["properties"]["match_mode"]
+        # Bounded arrays: a small model otherwise repeats one anchor until it runs out of tokens.
+        distinct = len(dict.fromkeys(anchor_choices))
+        schema["properties"]["anchors"]["maxItems"] = min(distinct, MAX_LLM_ANCHORS)
+        schema["properties"]["hops"]["maxItems"] = 2 * min(distinct, MAX_LLM_ANCHORS) + 2
         if anchor_choices:
             defs["Anchor"] = {"anyOf": [
                 {"type": "object", "additionalProperties": False, "required": ["var", "type", "text", "match_mode"],
                  "properties": {"var": variable, "type": {"const": label}, "text": {"const": text}, "match_mode": mode}}
                 for label, text in dict.fromkeys(anchor_choices)]}
-        else:
-            schema["properties"]["anchors"]["maxItems"] = 0
         defs["Target"]["properties"]["var"] = {"const": "t"}
     type_enum = {"enum": list(labels), "type": "string"}
     if "properties" in defs["Anchor"]:

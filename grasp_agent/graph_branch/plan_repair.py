@@ -1,9 +1,12 @@
 """Mechanical repairs of LLM plans before validation, each reported.
 
-Small planners get the shape right and the details wrong in two recurring ways: a hop names a relation that
-does not join its two (known) end types, and the same anchor is listed twice. Both have one sensible fix
-the schema determines, so they are fixed here rather than by resampling; anything else is left to
-`grasp.plan.validate` and the retry loop.
+Small planners get the shape right and the details wrong in a few recurring ways, each with one fix the
+schema determines:
+- a hop names a relation that does not join its two (known) end types -> the relation that does;
+- the same anchor is listed twice (e.g. once per match mode) -> merged;
+- after merging, a hop joins a variable to itself, or repeats a pair of variables -> dropped;
+- an anchor no hop mentions -> joined to the target directly, when the schema has a relation for that pair.
+Anything else is left to `grasp.plan.validate` and the retry loop.
 """
 
 from __future__ import annotations
@@ -52,11 +55,26 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
     for hop in plan.hops:
         hop = hop.model_copy(update={"source": renamed.get(hop.source, hop.source),
                                      "target": renamed.get(hop.target, hop.target)})
+        if hop.source == hop.target:
+            notes.append(f"hop {hop.source}-{hop.target} ({hop.relation}) joins a variable to itself; dropped")
+            continue
+        if any({hop.source, hop.target} == {other.source, other.target} for other in hops):
+            notes.append(f"hop {hop.source}-{hop.target} ({hop.relation}) repeats that pair of variables; dropped")
+            continue
         hop, note = _fix_relation(hop, types, counts)
         if note:
             notes.append(note)
-        if hop not in hops:
-            hops.append(hop)
+        hops.append(hop)
+    joined = {var for hop in hops for var in (hop.source, hop.target)}
+    for anchor in kept:
+        if anchor.var in joined or anchor.var == plan.target.var:
+            continue
+        options = _relations_between(anchor.type, plan.target.type, counts)
+        if options:
+            relation = max((r for r in options if not is_negative_relation(r)), key=lambda r: (options[r], r),
+                           default=max(options, key=lambda r: (options[r], r)))
+            hops.append(Hop(source=anchor.var, relation=relation, target=plan.target.var))
+            notes.append(f"anchor {anchor.var} had no hop; joined to {plan.target.var} by {relation}")
     if not notes:
         return plan, []
     return plan.model_copy(update={"anchors": tuple(kept), "hops": tuple(hops)}), notes

@@ -161,14 +161,14 @@ class GraspLLM(LLMInterfaceV2):
 
     def complete_json(
         self, messages: Sequence[LLMMessage], schema: Mapping[str, Any], *, temperature: float = 0.0,
-        seed: int | None = None,
+        seed: int | None = None, max_tokens: int | None = None,
     ) -> str:
         """The model's answer, constrained to `schema` where the backend supports it.
 
         The raw text comes back unparsed: backends without constrained decoding may wrap JSON in prose, which
         callers such as `parse_plan` already tolerate.
         """
-        options = GenerationOptions(temperature=temperature, seed=seed)
+        options = GenerationOptions(temperature=temperature, seed=seed, max_tokens=max_tokens)
         return self._chat(check_messages(messages), OutputConstraint.for_schema(schema), options).text
 
     def invoke(

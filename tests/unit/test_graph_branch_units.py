@@ -175,7 +175,8 @@ def test_repairs_fix_relations_between_known_types_and_merge_repeated_anchors() 
     assert [a.var for a in repaired.anchors] == ["a1", "a3"]
     # the wrong positive relation becomes the largest positive one; the negative one was right already
     assert [(h.source, h.relation) for h in repaired.hops] == [("a1", "HAS_PHENOTYPE"), ("a3", "LACKS_PHENOTYPE")]
-    assert len(notes) == 2 and "merged" in notes[0] and "used HAS_PHENOTYPE" in notes[1]
+    assert len(notes) == 3 and "merged" in notes[0] and "used HAS_PHENOTYPE" in notes[1]
+    assert notes[2] == "hop a1-t (HAS_PHENOTYPE) repeats that pair of variables; dropped"  # a2's hop, once merged
     unchanged, none = repair_plan(repaired, HPO_CONTEXT.pattern_counts)
     assert unchanged == repaired and none == []
     # a negative relation between the wrong types keeps its polarity
@@ -184,3 +185,21 @@ def test_repairs_fix_relations_between_known_types_and_merge_repeated_anchors() 
     flipped = negated.model_copy(update={"target": negated.target.model_copy(update={"type": "Gene"})})
     _, gene_notes = repair_plan(flipped, HPO_CONTEXT.pattern_counts)
     assert gene_notes == ["hop a3-t: LACKS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH"]
+
+
+def test_repairs_drop_self_loops_and_join_hopless_anchors_to_the_target() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.graph_branch.plan_repair import repair_plan
+
+    written = Plan.model_validate({
+        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Focal seizure"},
+                    {"var": "a2", "type": "Phenotype", "text": "Focal seizure", "match_mode": "doc"},
+                    {"var": "a3", "type": "Gene", "text": "SCN1A"}],
+        "hops": [{"source": "a1", "relation": "IS_A", "target": "a2"}],
+        "target": {"var": "t", "type": "Disease"}})
+    repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
+    assert [(h.source, h.relation, h.target) for h in repaired.hops] == [("a1", "HAS_PHENOTYPE", "t"),
+                                                                         ("a3", "ASSOCIATED_WITH", "t")]
+    assert notes[1] == "hop a1-a1 (IS_A) joins a variable to itself; dropped"
+    assert notes[2:] == ["anchor a1 had no hop; joined to t by HAS_PHENOTYPE",
+                         "anchor a3 had no hop; joined to t by ASSOCIATED_WITH"]
