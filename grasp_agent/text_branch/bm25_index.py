@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +27,8 @@ from tqdm import tqdm
 
 from grasp_agent.config import Settings
 from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+from grasp_agent.text_branch.index_store import install_build
+from grasp_agent.text_branch.index_store import read_manifest as read_stored_manifest
 
 logger = logging.getLogger(__name__)
 
@@ -212,11 +213,7 @@ def _build_field(tokenizer: QueryTokenizer, texts: Sequence[str], config: Bm25Co
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT_VERSION else None
+    return read_stored_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
 def open_lexical_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus], *,
@@ -234,16 +231,7 @@ def open_lexical_index(root: Path, skb_name: str, fingerprint: str, corpus: Call
         return LexicalIndex.load(directory)
     logger.info("building text index %s", directory)
     index = LexicalIndex.build(corpus(), config, progress)
-    staging = directory.with_name(f".{fingerprint}.building-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    index.save(staging)
-    shutil.rmtree(directory, ignore_errors=True)
-    try:
-        staging.rename(directory)
-    except OSError:  # another process renamed its build of the same content first
-        shutil.rmtree(staging, ignore_errors=True)
-        if read_manifest(directory) is None:
-            raise
+    install_build(directory, index.save, lambda path: read_manifest(path) is not None)
     _remove_other_fingerprints(directory)
     return index
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +36,7 @@ from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, index_directory
 from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+from grasp_agent.text_branch.index_store import install_build, read_manifest
 
 logger = logging.getLogger(__name__)
 
@@ -239,11 +239,7 @@ def _embed_column(embedder: GraspEmbedder, name: str, texts: Sequence[str], prog
 
 
 def read_dense_manifest(directory: Path) -> dict[str, Any] | None:
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT_VERSION else None
+    return read_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
 def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus],
@@ -262,16 +258,7 @@ def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callab
     logger.info("building dense index %s", directory)
     index = DenseFieldIndex.build(corpus(), embedder, fields=fields, include_document=include_document,
                                   progress=progress)
-    staging = directory.with_name(f".{directory.name}.building-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    index.save(staging)
-    shutil.rmtree(directory, ignore_errors=True)
-    try:
-        staging.rename(directory)
-    except OSError:  # another process renamed its build of the same content first
-        shutil.rmtree(staging, ignore_errors=True)
-        if read_dense_manifest(directory) is None:
-            raise
+    install_build(directory, index.save, lambda path: read_dense_manifest(path) is not None)
     _remove_other_fingerprints(directory.parent)
     return index
 
