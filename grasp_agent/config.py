@@ -83,6 +83,35 @@ class Settings(BaseSettings):
     graph_max_rows: int = Field(default=200_000, ge=1, description="Path rows one plan may enumerate")
     graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
 
+    # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
+    text_index_dir: Path | None = Field(default=None, description="BM25 indexes. Default: <project_root>/.grasp/text_index")
+    dense_index_dir: Path | None = Field(
+        default=None, description="Dense field matrices. Default: <project_root>/.grasp/dense_index"
+    )
+    field_weights_dir: Path | None = Field(
+        default=None, description="Trained field weights. Default: <project_root>/.grasp/field_weights/<skb>/<model>"
+    )
+    text_top_k: int = Field(default=100, ge=1, le=10_000, description="Nodes the text ranking keeps")
+
+    # Fusion of the graph and text rankings
+    fusion: Literal["static", "dynamic"] = "static"
+    fusion_graph_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="static: the graph ranking's weight")
+    fusion_k: float = Field(default=60.0, gt=0.0, description="static: RRF's k")
+    fusion_tables: Path | None = Field(
+        default=None, description="dynamic: fitted tables (JSON). Default: <project_root>/.grasp/fusion/<skb>.json, "
+        "else the built-in tables"
+    )
+
+    # Reranking of the fused head
+    reranker: Literal["none", "bi-encoder", "cross-encoder", "llm-judge"] = Field(
+        default="bi-encoder", description="llm-judge uses the configured LLM; cross-encoder needs reranker_path"
+    )
+    reranker_path: Path | None = Field(default=None, description="cross-encoder: a local sentence-transformers model")
+    rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")
+    rerank_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="The reranker's weight in the last RRF")
+    rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")
+    result_k: int = Field(default=20, ge=1, le=1000, description="Results a search returns by default")
+
     @field_validator("neo4j_uri")
     @classmethod
     def _blank_uri_means_local(cls, value: str | None) -> str | None:
@@ -99,6 +128,11 @@ class Settings(BaseSettings):
     @property
     def instance_dir(self) -> Path:
         return (self.instances_dir or self.project_root / ".grasp" / "instances") / self.instance
+
+    @property
+    def grasp_dir(self) -> Path:
+        """Where grasp keeps what it builds for this checkout (indexes, trained weights, fitted tables)."""
+        return self.project_root / ".grasp"
 
     @property
     def resolved_procedures_dir(self) -> Path:

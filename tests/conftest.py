@@ -104,3 +104,20 @@ def hpo_slice(driver: Driver, test_settings: Settings, embedder):  # type: ignor
     source = HpoSource(subset_roots=SPASM)
     load_skb(driver, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
     return source
+
+
+@pytest.fixture(scope="module")
+def pipeline_settings(test_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Test settings whose text indexes, weights and fusion tables live in a private folder."""
+    root = tmp_path_factory.mktemp("pipeline")
+    return test_settings.model_copy(update={"text_index_dir": root / "text", "dense_index_dir": root / "dense",
+                                            "field_weights_dir": root / "weights", "fusion_tables": root / "none.json"})
+
+
+@pytest.fixture(scope="module")
+def grasp(hpo_slice: object, driver: Driver, pipeline_settings: Settings, embedder):  # type: ignore[no-untyped-def]
+    """The whole pipeline on the HPO slice: heuristic planner, uniform field weights, bi-encoder reranker."""
+    from grasp_agent.api import Grasp
+    from grasp_agent.pipeline.parts import assemble_parts
+
+    return Grasp(assemble_parts(driver, pipeline_settings, embedder))

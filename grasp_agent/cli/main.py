@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from grasp_agent.cli import bench, db, load, skb
+from grasp_agent.cli import bench, db, load, skb, train
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.cli.plan import plan
+from grasp_agent.cli.search import search
 
 app = typer.Typer(help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.",
                   no_args_is_help=True)
@@ -14,6 +15,9 @@ app.add_typer(db.app, name="db")
 app.add_typer(load.app, name="load")
 app.add_typer(skb.app, name="skb")
 app.command(name="plan")(plan)
+app.command(name="search")(search)
+app.command(name="index")(train.index)
+app.add_typer(train.app, name="train")
 app.add_typer(bench.app, name="bench")
 
 

@@ -94,19 +94,19 @@ class GraphBranch:
         timings: dict[str, float] = {}
         notes: list[str] = []
         with _timed(timings, "extraction"):
-            mentions = self._extract(question, notes)
+            mentions = self.extract(question, notes)
         with _timed(timings, "linking"):
-            table = build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels)
+            table = self.link(mentions)
         with _timed(timings, "planning"):
-            outcome = self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()))
+            outcome = self.plan(question, table)
         with _timed(timings, "execution"):
-            if outcome.plan is None:
-                ranking = GraphRanking(reason=outcome.reason or "no valid plan")
-            else:
-                ranking = self._runner.run(outcome.plan, with_cypher=with_cypher)
+            ranking = self.execute(outcome, with_cypher=with_cypher)
         return GraphBranchResult(question, tuple(mentions), table, outcome, ranking, timings, tuple(notes))
 
-    def _extract(self, question: str, notes: list[str]) -> list[Mention]:
+    # The four stages, public so that the LangGraph pipeline can run (and time, and stream) each as a node.
+
+    def extract(self, question: str, notes: list[str]) -> list[Mention]:
+        """Typed mentions; an LLM failure falls back to the name-span finder, with a note saying so."""
         try:
             return self._extractor.extract(question)
         except LLMError as error:
@@ -114,6 +114,17 @@ class GraphBranch:
                 raise
             notes.append(f"{self._extractor.name} extraction failed ({error}); used {self._fallback.name}")
             return self._fallback.extract(question)
+
+    def link(self, mentions: list[Mention]) -> EntityTable:
+        return build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels)
+
+    def plan(self, question: str, table: EntityTable) -> PlanningOutcome:
+        return self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()))
+
+    def execute(self, outcome: PlanningOutcome, *, with_cypher: bool = False) -> GraphRanking:
+        if outcome.plan is None:
+            return GraphRanking(reason=outcome.reason or "no valid plan")
+        return self._runner.run(outcome.plan, with_cypher=with_cypher)
 
 
 @contextmanager

@@ -16,7 +16,7 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ class Bm25Config:
 
 
 def default_index_root(settings: Settings) -> Path:
-    return settings.project_root / ".grasp" / "text_index"
+    return settings.text_index_dir or settings.grasp_dir / "text_index"
 
 
 def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
@@ -117,11 +117,19 @@ class LexicalIndex:
         self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
         self._indexes = dict(indexes)
         self._tokenize = QueryTokenizer(config)
+        self._rows: dict[NodeId, int] | None = None  # id -> row, built on first use
 
     @property
     def fields(self) -> tuple[str, ...]:
         """The mFAR fields, in corpus order (the document index is searched with `search_document`)."""
         return tuple(name for name in self._indexes if name != DOC_FIELD)
+
+    def labels_of(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
+        """The type of each of `ids` that this index holds; ids it does not hold are left out."""
+        if self._rows is None:
+            self._rows = {node_id: row for row, node_id in enumerate(self.ids)}
+        rows = self._rows
+        return {node_id: self.node_types[self._label_codes[rows[node_id]]] for node_id in ids if node_id in rows}
 
     # ---- building and persistence ---------------------------------------------------------------------
     @classmethod

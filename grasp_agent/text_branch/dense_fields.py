@@ -48,7 +48,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def default_dense_root(settings: Settings) -> Path:
-    return settings.project_root / ".grasp" / "dense_index"
+    return settings.dense_index_dir or settings.grasp_dir / "dense_index"
 
 
 def model_folder(model_id: str) -> str:

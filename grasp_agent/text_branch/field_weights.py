@@ -124,13 +124,13 @@ class FieldWeightModel:
         return cls(tuple(keys), weight[order], bias[order], model_id)
 
 
-def open_field_weights(directory: Path | None, fields: Iterable[str], scorers: Iterable[Scorer], dimension: int,
+def open_field_weights(directory: Path | None, keys: Sequence[FieldKey], dimension: int,
                        model_id: str) -> FieldWeightModel:
-    """The trained model in `directory` if one was saved there, else the uniform fallback.
+    """The trained model in `directory` if one was saved there, else uniform weights over `keys`.
 
     A saved model for other keys or another embedder is an error, not a silent fallback: it is stale.
     """
-    uniform = FieldWeightModel.uniform(fields, scorers, dimension, model_id)
+    uniform = FieldWeightModel.uniform_for(keys, dimension, model_id)
     if directory is None or not (directory / MANIFEST).is_file():
         logger.info("no trained field weights%s: using uniform weights", f" in {directory}" if directory else "")
         return uniform

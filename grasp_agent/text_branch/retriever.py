@@ -9,6 +9,7 @@ between scoring methods, not between corpora.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +17,13 @@ import numpy as np
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.fusion.rrf import weighted_rrf
 from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, LexicalIndex
-from grasp_agent.text_branch.candidates import DEFAULT_CANDIDATES, CandidateScores, field_rankings
+from grasp_agent.text_branch.candidates import (
+    DEFAULT_CANDIDATES,
+    CandidateScores,
+    WeightExample,
+    field_rankings,
+    weight_examples,
+)
 from grasp_agent.text_branch.dense_fields import DenseFieldIndex
 from grasp_agent.text_branch.field_weights import FieldWeightModel
 from grasp_agent.text_branch.fields import NodeId, ScoredNodes, TextBranchError
@@ -50,6 +57,21 @@ class TextBranch:
     @property
     def keys(self) -> tuple[FieldKey, ...]:
         return self._weights.keys
+
+    def labels_of(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
+        """Node type of each id the indexes hold (what the reranker's document lookup needs)."""
+        return self._lexical.labels_of(ids)
+
+    def weight_examples(self, queries: Sequence[str], golds: Sequence[Collection[NodeId]]) -> list[WeightExample]:
+        """Training examples for the field weights: each query's per-key candidates and its gold ids."""
+        vectors = np.asarray(self._embedder.embed_texts(list(queries)), dtype=np.float32)
+        return weight_examples(self.keys, queries, vectors, golds, lexical=self._lexical, dense=self._dense,
+                               k=self._candidates)
+
+    @property
+    def model_id(self) -> str:
+        """The embedder whose query vectors the field weights read."""
+        return self._embedder.model_id
 
     def search(self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None) -> TextRanking:
         """mFAR: the top k nodes (of `node_type` when given) by weighted, normalized per-field scores."""

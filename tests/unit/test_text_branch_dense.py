@@ -277,10 +277,10 @@ def test_save_load_round_trip_reorders_keys_and_refuses_other_fields(tmp_path: P
         FieldWeightModel.load(tmp_path, KEYS, "local:minilm:max256")
     with pytest.raises(TextBranchError, match="no readable field weight model"):
         FieldWeightModel.load(tmp_path / "missing", KEYS, "table")
-    fallback = open_field_weights(tmp_path / "missing", ["name"], ["bm25", "dense"], DIM, "table")
+    fallback = open_field_weights(tmp_path / "missing", [("name", "bm25"), ("name", "dense")], DIM, "table")
     assert fallback.weights(query) == {("name", "bm25"): 0.5, ("name", "dense"): 0.5}
     with pytest.raises(TextBranchError, match="was trained for"):  # stale, not silently replaced by uniform
-        open_field_weights(tmp_path, ["name"], ["bm25", "dense"], DIM, "table")
+        open_field_weights(tmp_path, [("name", "bm25"), ("name", "dense")], DIM, "table")
 
 
 def test_training_without_torch_names_the_train_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,138 @@
+"""The Python API: `Grasp.from_config().search("question")`, plus the LangChain tool and graphrag Retriever.
+
+    from grasp_agent import Grasp
+
+    with Grasp.from_config() as grasp:           # Settings from GRASP_* environment variables
+        result = grasp.search("Which diseases present with epileptic spasms?", k=5)
+        for hit in result.hits:
+            print(hit.rank, hit.node_id, hit.name, hit.branches)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
+
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.factory import make_embedder
+from grasp_agent.llm.base import GraspLLM
+from grasp_agent.llm.factory import make_llm
+from grasp_agent.pipeline.graph import build_pipeline
+from grasp_agent.pipeline.options import FusionName, PlannerName, SearchOptions
+from grasp_agent.pipeline.parts import PipelineParts, assemble_parts
+from grasp_agent.pipeline.results import SearchResult, search_result
+from grasp_agent.pipeline.state import PipelineState
+
+if TYPE_CHECKING:
+    from grasp_agent.integrations.graphrag_retriever import GraspRetriever
+    from grasp_agent.integrations.langchain_tool import GraspSearchTool
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """One stage finished: its name, its wall time, and the state keys it wrote."""
+
+    stage: str
+    ms: float
+    elapsed_ms: float  # since the search started
+    update: dict[str, Any]
+
+
+class Grasp:
+    """A GRASP search over one loaded SKB. Thread-safe for concurrent `search` calls on the same instance."""
+
+    def __init__(self, parts: PipelineParts, *, driver: Driver | None = None, llm: GraspLLM | None = None) -> None:
+        """Prefer `from_config`; `driver` and `llm`, when given, are closed by `close()`."""
+        self.parts = parts
+        self.pipeline = build_pipeline(parts)
+        self._driver = driver
+        self._llm = llm
+
+    @classmethod
+    def from_config(cls, settings: Settings | None = None, *, skb_name: str | None = None, progress: bool = False,
+                    **overrides: Any) -> Grasp:
+        """Connects to the configured Neo4j (never starts one: `grasp db start` or `make demo` does), opens the
+        SKB's indexes (building the text indexes on first use) and the configured models.
+
+        `overrides` replace settings fields, e.g. `Grasp.from_config(llm="none", reranker="none")`.
+        """
+        settings = settings or Settings()
+        if overrides:  # validated like any other value
+            settings = Settings.model_validate({**settings.model_dump(), **overrides})
+        driver = open_driver(settings)
+        llm = None
+        try:
+            llm = make_llm(settings)
+            parts = assemble_parts(driver, settings, make_embedder(settings), llm, skb_name=skb_name,
+                                   progress=progress)
+        except BaseException:
+            driver.close()
+            if llm is not None:
+                llm.close()
+            raise
+        return cls(parts, driver=driver, llm=llm)
+
+    def options(self, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool = True,
+                rerank_k: int | None = None, planner: PlannerName | None = None) -> SearchOptions:
+        return SearchOptions(k=k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
+
+    def run(self, question: str, options: SearchOptions | None = None) -> PipelineState:
+        """The finished pipeline state: every stage's raw output (what the UI draws from)."""
+        state: PipelineState = {"question": question, "options": options or SearchOptions()}
+        return self.pipeline.invoke(state)  # type: ignore[return-value]
+
+    def search(self, question: str, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool = True,
+               rerank_k: int | None = None, planner: PlannerName | None = None) -> SearchResult:
+        """The top `k` nodes for `question`. Branch, reranker and lookup failures are reported in
+        `result.failures` / `result.notes`; they do not raise."""
+        options = self.options(k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
+        return search_result(self.run(question, options), options.k or self.parts.settings.result_k)
+
+    def stream(self, question: str, options: SearchOptions | None = None) -> Iterator[StageEvent | SearchResult]:
+        """A `StageEvent` as each stage ends (graph stages included), then the `SearchResult`."""
+        options = options or SearchOptions()
+        state: PipelineState = {"question": question, "options": options}
+        final: Any = dict(state)
+        start = time.perf_counter()
+        chunk: Any
+        for namespace, mode, chunk in self.pipeline.stream(state, stream_mode=["updates", "values"], subgraphs=True):
+            if mode == "values":
+                if not namespace:
+                    final = chunk  # the whole state after each top-level step; the last one is the answer
+                continue
+            for node, update in chunk.items():
+                if node == "graph_branch":
+                    continue  # the subgraph's output; each of its stages was reported as it ended
+                span = ((update or {}).get("graph_spans") or (update or {}).get("spans") or {}).get(node)
+                yield StageEvent(node, span.ms if span else 0.0, (time.perf_counter() - start) * 1000.0,
+                                 dict(update or {}))
+        yield search_result(final, options.k or self.parts.settings.result_k)
+
+    def as_tool(self, *, name: str = "grasp_search", k: int = 5) -> GraspSearchTool:
+        """A LangChain `BaseTool` (args: query, k) for agents such as `langgraph.prebuilt.create_react_agent`."""
+        from grasp_agent.integrations.langchain_tool import GraspSearchTool
+
+        return GraspSearchTool(grasp=self, name=name, default_k=k)
+
+    def as_retriever(self) -> GraspRetriever:
+        """A neo4j-graphrag `Retriever`, e.g. for `neo4j_graphrag.generation.GraphRAG(retriever, llm)`."""
+        from grasp_agent.integrations.graphrag_retriever import GraspRetriever
+
+        return GraspRetriever(self)
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()
+        if self._driver is not None:
+            self._driver.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

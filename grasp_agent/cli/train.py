@@ -1,0 +1,100 @@
+"""`grasp index` and `grasp train ...`: build the text indexes, train field weights, fit the fusion tables."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli.bench import _questions
+from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.factory import make_embedder
+from grasp_agent.errors import GraspError
+from grasp_agent.graph_branch.skb_context import read_skb_context
+from grasp_agent.llm.factory import make_llm
+from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
+
+app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split).",
+                  no_args_is_help=True)
+
+QUESTIONS = typer.Option(None, "--questions", help="A question JSONL file (with splits) instead of generated HPO "
+                         "questions.")
+COUNT = typer.Option(500, "--count", min=1, help="Generated HPO questions (all splits) when no file is given.")
+SEED = typer.Option(0, "--seed", help="Seed of the generated HPO question set.")
+SUBSET = typer.Option(None, "--subset", help="Generate questions from this HPO slice (as loaded).")
+
+
+@friendly_errors
+def index() -> None:
+    """Build (or load) the text branch's BM25 and dense field indexes of the loaded SKB."""
+    settings = load_settings()
+    embedder = make_embedder(settings)
+    start = time.perf_counter()
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        branch = open_text_branch(driver, settings, embedder, schema, progress=True)
+    console.print(f"text indexes of '{schema.name}' ready in {time.perf_counter() - start:.1f} s: "
+                  f"{len(branch.keys)} (field, scorer) keys: " + ", ".join(f"{f}/{s}" for f, s in branch.keys),
+                  highlight=False)
+
+
+@app.command()
+@friendly_errors
+def weights(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED,
+            subset: list[str] = SUBSET) -> None:
+    """Train the query-conditioned field weights (train split; early stopping on valid) and save them."""
+    from grasp_agent.training.fit import train_weights
+
+    settings = load_settings()
+    embedder = make_embedder(settings)
+    question_set = _questions(questions, count, seed, subset)
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        branch = open_text_branch(driver, settings, embedder, schema, progress=True)
+    model, report = train_weights(branch, question_set)
+    directory = field_weights_directory(settings, schema.name, embedder.model_id)
+    model.save(directory, report)
+    console.print(f"field weights: {report.train_questions} train / {report.valid_questions} valid questions, "
+                  f"best epoch {report.best_epoch} of {report.epochs_run}; valid MRR over candidates "
+                  f"{report.valid_mrr_uniform:.4f} (uniform) -> {report.valid_mrr_best:.4f}", highlight=False)
+    console.print(f"saved to {directory} (searches read them from there)", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
+           heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is set."),
+           ) -> None:
+    """Fit the static graph weight and the dynamic tables on the valid split; save the tables as JSON."""
+    from grasp_agent.pipeline.parts import assemble_parts, fusion_tables_path
+    from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split
+
+    settings = load_settings()
+    valid = of_split(_questions(questions, count, seed, subset), "valid")
+    if not valid:
+        raise GraspError("the question set has no valid split to fit on")
+    llm = None if heuristic else make_llm(settings)
+    try:
+        with open_driver(settings) as driver:
+            parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
+            examples = fusion_examples(parts, valid, "heuristic" if heuristic else None, progress=True)
+    finally:
+        if llm is not None:
+            llm.close()
+    fits = fit_fusion(examples, settings.fusion_k)
+    path = fusion_tables_path(settings, parts.schema.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fits.dynamic.tables.save(path)
+    table = Table("policy", "graph weight", "MRR", "Hit@1", "Hit@5", "R@20",
+                  title=f"Fusion fitted on {fits.examples} valid questions ({fits.graph_empty} with no graph ranking)")
+    for name, weight, quality in (("static", f"{fits.static.graph_weight:g}", fits.static.quality),
+                                  ("dynamic", "per bucket x risk", fits.dynamic.quality)):
+        table.add_row(name, weight, f"{quality.mrr:.3f}", f"{quality.hit_at_1:.3f}", f"{quality.hit_at_5:.3f}",
+                      f"{quality.recall_at_20:.3f}")
+    console.print(table)
+    console.print(f"dynamic tables saved to {path}: w_bucket {list(fits.dynamic.tables.w_bucket)}, "
+                  f"m_risk {dict(fits.dynamic.tables.m_risk)}", highlight=False)
+    console.print(f"to use the static weight: GRASP_FUSION_GRAPH_WEIGHT={fits.static.graph_weight:g}", highlight=False)

@@ -1,0 +1,1 @@
+"""The GRASP search pipeline: graph branch and text branch in parallel, fusion, reranking (LangGraph)."""

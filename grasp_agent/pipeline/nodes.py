@@ -1,0 +1,190 @@
+"""The pipeline's nodes: one small function per stage, each timed.
+
+A branch is a failure boundary: whatever one graph stage raises (the LLM endpoint is down, Neo4j times out
+or is gone, a bug) is recorded as `graph_failure` and the later graph stages pass; the text branch likewise
+records `text_failure`. Fusion treats a missing ranking as empty, so the caller always gets the other
+branch's answer and the reason, never the exception. The same holds for reranking and document lookup,
+which fall back to the fused order.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, cast
+
+from grasp_agent.fusion.policies import FusionResult, dynamic_fusion, static_fusion
+from grasp_agent.fusion.rrf import rerank_fusion
+from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.pipeline.options import SearchOptions
+from grasp_agent.pipeline.parts import PipelineParts
+from grasp_agent.pipeline.state import FinalRanking, GraphBranchState, PipelineState, StageSpan
+from grasp_agent.rerank.base import rerank
+from grasp_agent.rerank.documents import CandidateDocument, candidate_documents
+from grasp_agent.text_branch.fields import NodeId
+
+logger = logging.getLogger(__name__)
+
+GraphWork = Callable[[GraphBranchState, GraphBranch], dict[str, Any]]
+
+
+class GraphNode(Protocol):  # LangGraph's node protocol names the parameter `state`
+    def __call__(self, state: GraphBranchState) -> dict[str, Any]: ...
+
+
+class PipelineNode(Protocol):
+    def __call__(self, state: PipelineState) -> dict[str, Any]: ...
+
+
+def describe(error: BaseException) -> str:
+    """A one-line reason for a user: the error type and its message, no traceback."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def graph_stage(parts: PipelineParts, name: str, work: GraphWork) -> GraphNode:
+    """A graph-branch node: skipped after an earlier failure, its own failure recorded, its span kept."""
+
+    def node(state: GraphBranchState) -> dict[str, Any]:
+        if state.get("graph_failure"):
+            return {}
+        start = time.perf_counter()
+        try:
+            update = work(state, parts.graph_branch(state["options"].planner))
+        except Exception as error:  # the branch boundary: see the module docstring
+            logger.warning("graph branch failed at %s", name, exc_info=True)
+            update = {"graph_failure": f"{name} failed: {describe(error)}"}
+        return {**update, "graph_spans": {name: StageSpan(start, time.perf_counter())}}
+
+    node.__name__ = name
+    return node
+
+
+def extract(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
+    notes: list[str] = []
+    mentions = branch.extract(state["question"], notes)
+    return {"mentions": mentions, "graph_notes": notes}
+
+
+def link(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
+    return {"entity_table": branch.link(state["mentions"])}
+
+
+def plan(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
+    return {"planning": branch.plan(state["question"], state["entity_table"])}
+
+
+def execute(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
+    ranking = branch.execute(state["planning"], with_cypher=state["options"].with_cypher)
+    return {"graph_ranking": ranking}
+
+
+def text_node(parts: PipelineParts) -> PipelineNode:
+    def text(state: PipelineState) -> dict[str, Any]:
+        start = time.perf_counter()
+        update: dict[str, Any]
+        if parts.text_branch is None:
+            update = {"text_failure": parts.text_unavailable or "no text branch"}
+        else:
+            try:
+                update = {"text_ranking": parts.text_branch.search(state["question"], parts.settings.text_top_k)}
+            except Exception as error:  # the branch boundary
+                logger.warning("text branch failed", exc_info=True)
+                update = {"text_failure": f"text search failed: {describe(error)}"}
+        return {**update, "spans": {"text": StageSpan(start, time.perf_counter())}}
+
+    return text
+
+
+def fuse_node(parts: PipelineParts) -> PipelineNode:
+    def fuse(state: PipelineState) -> dict[str, Any]:
+        start = time.perf_counter()
+        result = fuse_rankings(parts, state)
+        notes = [result.note] if result.note else []
+        policy = "dynamic" if result.bucket is not None else "static"
+        return {"fusion": result, "fusion_policy": policy, "notes": notes,
+                "spans": {"fuse": StageSpan(start, time.perf_counter())}}
+
+    return fuse
+
+
+def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
+    graph = state.get("graph_ranking")
+    text = state.get("text_ranking")
+    graph_ids = graph.node_ids if graph is not None else []
+    text_ids = list(text.ids) if text is not None else []
+    settings = parts.settings
+    planning = state.get("planning")
+    mode = state["options"].fusion or settings.fusion
+    if mode == "dynamic" and planning is not None and planning.plan is not None:
+        return dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
+    return static_fusion(graph_ids, text_ids, settings.fusion_graph_weight, settings.fusion_k)
+
+
+def rerank_node(parts: PipelineParts) -> PipelineNode:
+    def rerank_stage(state: PipelineState) -> dict[str, Any]:
+        start = time.perf_counter()
+        final, notes = final_ranking(parts, state)
+        return {"final": final, "notes": notes, "spans": {"rerank": StageSpan(start, time.perf_counter())}}
+
+    rerank_stage.__name__ = "rerank"
+    return rerank_stage
+
+
+def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRanking, list[str]]:
+    """The reranked order (or the fused one when reranking is off or fails), with the documents read."""
+    options: SearchOptions = state["options"]
+    fusion = state["fusion"]
+    fused_ids = cast(list[NodeId], fusion.ids)
+    fused_scores = tuple(item.score for item in fusion.items)
+    settings = parts.settings
+    reranker = parts.reranker if options.rerank else None
+    depth = options.rerank_k or settings.rerank_k
+    shown = options.k or settings.result_k
+    notes: list[str] = []
+    if not fused_ids:
+        return FinalRanking((), (), False, None), notes
+    try:
+        documents = _documents(parts, state, fused_ids[:max(shown, depth if reranker else 0)])
+    except Exception as error:  # documents are a nicety for display, but the reranker needs them
+        logger.warning("document lookup failed", exc_info=True)
+        notes.append(f"documents unavailable: {describe(error)}; fused order kept")
+        return FinalRanking(tuple(fused_ids), fused_scores, False, None), notes
+    if reranker is None:
+        return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes
+    try:
+        head = [(node_id, documents[node_id].text) for node_id in fused_ids[:depth] if node_id in documents]
+        order = rerank(state["question"], head, reranker, depth)
+        items = rerank_fusion(order, fused_ids, settings.rerank_weight, settings.rerank_rrf_k)
+    except Exception as error:  # a reranker failure must not cost the answer
+        logger.warning("reranker failed", exc_info=True)
+        notes.append(f"reranker {reranker.model_id} failed: {describe(error)}; fused order kept")
+        return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes
+    return FinalRanking(tuple(cast(NodeId, item.id) for item in items), tuple(item.score for item in items), True,
+                        reranker.model_id, tuple(order), documents), notes
+
+
+def _documents(parts: PipelineParts, state: PipelineState,
+               ids: Sequence[NodeId]) -> Mapping[NodeId, CandidateDocument]:
+    vector = parts.embedder.embed_query(state["question"])
+    return candidate_documents(parts.driver, parts.settings.neo4j_database, parts.schema,
+                               ids_by_label(parts, state, ids), vector, parts.embedder.count_tokens)
+
+
+def ids_by_label(parts: PipelineParts, state: PipelineState, ids: Sequence[NodeId]) -> dict[str, list[NodeId]]:
+    """Group ids by node type: graph targets have the plan's type, text hits the index's; any other id is
+    looked up under every type."""
+    known: dict[NodeId, str] = {}
+    if parts.text_branch is not None:
+        known.update(parts.text_branch.labels_of(ids))
+    planning = state.get("planning")
+    graph = state.get("graph_ranking")
+    if planning is not None and planning.plan is not None and graph is not None:
+        known.update({node_id: planning.plan.target.type for node_id in graph.node_ids})
+    grouped: dict[str, list[NodeId]] = {label: [] for label in (t.label for t in parts.schema.node_types)}
+    for node_id in ids:
+        labels = [known[node_id]] if node_id in known else list(grouped)
+        for label in labels:
+            grouped.setdefault(label, []).append(node_id)
+    return grouped

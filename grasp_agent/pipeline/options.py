@@ -1,0 +1,23 @@
+"""Per-call knobs of a search; anything left None takes the value from `Settings`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FusionName = Literal["static", "dynamic"]
+PlannerName = Literal["llm", "heuristic"]
+
+
+class SearchOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    k: int | None = Field(default=None, ge=1, le=1000, description="Results to return (default: result_k)")
+    fusion: FusionName | None = Field(default=None, description="static or dynamic RRF (default: settings.fusion)")
+    rerank: bool = Field(default=True, description="Rerank the fused head (when a reranker is configured)")
+    rerank_k: int | None = Field(default=None, ge=1, le=1000, description="Fused candidates the reranker reads")
+    planner: PlannerName | None = Field(
+        default=None, description="llm (the configured LLM) or heuristic; default: llm when one is configured"
+    )
+    with_cypher: bool = Field(default=True, description="Keep the compiled Cypher of the plan in the result")

@@ -1,0 +1,72 @@
+"""What a search runs on: the branches, the reranker and the fusion tables of one loaded SKB."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.fusion.tables import DynamicFusionTables
+from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.llm.base import GraspLLM
+from grasp_agent.pipeline.options import PlannerName
+from grasp_agent.rerank.base import Reranker
+from grasp_agent.rerank.factory import make_reranker
+from grasp_agent.skb.schema import SkbSchema
+from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.from_database import open_text_branch
+from grasp_agent.text_branch.retriever import TextBranch
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PipelineParts:
+    settings: Settings
+    driver: Driver
+    embedder: GraspEmbedder
+    graph_branches: Mapping[PlannerName, GraphBranch]  # "heuristic" always; "llm" when an LLM is configured
+    text_branch: TextBranch | None
+    text_unavailable: str | None  # why there is no text branch (searches then run on the graph branch alone)
+    reranker: Reranker | None
+    fusion_tables: DynamicFusionTables
+
+    @property
+    def schema(self) -> SkbSchema:
+        return self.graph_branches["heuristic"].context.schema
+
+    def graph_branch(self, planner: PlannerName | None) -> GraphBranch:
+        """The branch of the asked planner; the default is the LLM planner when one is configured."""
+        if planner is None:
+            planner = "llm" if "llm" in self.graph_branches else "heuristic"
+        return self.graph_branches[planner]
+
+
+def fusion_tables_path(settings: Settings, skb_name: str) -> Path:
+    return settings.fusion_tables or settings.grasp_dir / "fusion" / f"{skb_name}.json"
+
+
+def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None, *,
+                   skb_name: str | None = None, progress: bool = False) -> PipelineParts:
+    """Every part of the loaded SKB (`skb_name`, or the only one). The text indexes are built on first use;
+    a text branch that cannot open is recorded, not raised, so the graph branch still serves."""
+    heuristic = GraphBranch.build(driver, settings, embedder, skb_name=skb_name)
+    branches: dict[PlannerName, GraphBranch] = {"heuristic": heuristic}
+    if llm is not None:
+        branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name)
+    schema = heuristic.context.schema
+    text_branch, unavailable = None, None
+    try:
+        text_branch = open_text_branch(driver, settings, embedder, schema, progress=progress)
+    except TextBranchError as error:
+        unavailable = f"text branch unavailable: {error}"
+        logger.warning(unavailable)
+    tables_path = fusion_tables_path(settings, schema.name)
+    tables = DynamicFusionTables.load(tables_path) if tables_path.is_file() else DynamicFusionTables()
+    return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable,
+                         make_reranker(settings, embedder, llm), tables)

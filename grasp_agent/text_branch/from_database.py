@@ -1,0 +1,69 @@
+"""The text branch of a loaded SKB: indexes opened (or built once) from what Neo4j holds, weights from disk.
+
+The indexes are keyed by the SKB's load fingerprint, so a reload of other content rebuilds them and a restart
+only loads them. Dense fields are the name, the type's text fields and the whole document (for the VSS
+baseline); relation fields are lexical only: a list of neighbour names is matched by words, and embedding
+one per node per relation would cost more than the whole load for little gain.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.skb.checkpoint import read_state
+from grasp_agent.skb.schema import SkbSchema
+from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_index
+from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
+from grasp_agent.text_branch.field_reader import read_node_fields
+from grasp_agent.text_branch.field_weights import open_field_weights
+from grasp_agent.text_branch.fields import NAME_FIELD, FieldCorpus, TextBranchError
+from grasp_agent.text_branch.multifield import FieldKey
+from grasp_agent.text_branch.retriever import TextBranch
+
+
+def dense_field_names(schema: SkbSchema) -> list[str]:
+    """Name plus every type's text fields, in schema order, each once."""
+    names = [NAME_FIELD]
+    for node_type in schema.node_types:
+        names.extend(name for name in node_type.text_fields if name not in names)
+    return names
+
+
+def field_weights_directory(settings: Settings, skb_name: str, model_id: str) -> Path:
+    return settings.field_weights_dir or settings.grasp_dir / "field_weights" / skb_name / model_folder(model_id)
+
+
+def load_fingerprint(driver: Driver, database: str, skb_name: str) -> str:
+    """The fingerprint of the SKB's completed load; an error when the load is missing or unfinished."""
+    with driver.session(database=database) as session:
+        state = read_state(session, skb_name)
+    if state is None or not state.complete:
+        raise TextBranchError(f"SKB {skb_name!r} is not completely loaded (state: {state}); run `grasp load` first")
+    return state.fingerprint
+
+
+def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *,
+                     progress: bool = False) -> TextBranch:
+    """The mFAR text branch of the loaded SKB `schema`: BM25 over every field, dense over `dense_field_names`,
+    trained field weights when saved in `field_weights_directory`, else uniform ones."""
+    fingerprint = load_fingerprint(driver, settings.neo4j_database, schema.name)
+    corpus_cache: list[FieldCorpus] = []
+
+    def corpus() -> FieldCorpus:  # read once, only if some index has to be built
+        if not corpus_cache:
+            with driver.session(database=settings.neo4j_database) as session:
+                nodes = read_node_fields(session, schema, progress=progress)
+                corpus_cache.append(FieldCorpus.from_schema_nodes(schema, nodes))
+        return corpus_cache[0]
+
+    lexical = open_lexical_index(default_index_root(settings), schema.name, fingerprint, corpus, progress=progress)
+    dense = open_dense_index(default_dense_root(settings), schema.name, fingerprint, corpus, embedder,
+                             fields=dense_field_names(schema), include_document=True, progress=progress)
+    keys: list[FieldKey] = [(name, "bm25") for name in lexical.fields] + [(name, "dense") for name in dense.fields]
+    weights = open_field_weights(field_weights_directory(settings, schema.name, embedder.model_id), keys,
+                                 embedder.dimension, embedder.model_id)
+    return TextBranch(lexical, dense, weights, embedder)

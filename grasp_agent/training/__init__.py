@@ -1,0 +1,1 @@
+"""Fitting what GRASP learns from a question set: field weights (train split), fusion tables (valid split)."""

@@ -1,0 +1,69 @@
+"""Field weights from the train split and fusion tables from the valid split, on the live pipeline parts.
+
+Each function runs the real branches on the questions; nothing here reads the test split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from grasp_agent.evaluation.questions import Question
+from grasp_agent.fusion.fitting import DynamicFit, FusionExample, StaticFit, fit_dynamic, fit_static
+from grasp_agent.graph_branch.plan import Risk
+from grasp_agent.pipeline.options import PlannerName
+from grasp_agent.pipeline.parts import PipelineParts
+from grasp_agent.text_branch.field_weights import FieldWeightModel, TrainConfig, TrainReport, train_field_weights
+from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.retriever import TextBranch
+
+RISK_GRID = (0.5, 0.75, 1.0, 1.25, 1.5)
+
+
+def of_split(questions: Sequence[Question], split: str) -> list[Question]:
+    return [question for question in questions if question.split == split]
+
+
+def train_weights(text_branch: TextBranch, questions: Sequence[Question],
+                  config: TrainConfig | None = None) -> tuple[FieldWeightModel, TrainReport]:
+    """Field weights trained on the train split with early stopping on the valid split."""
+    train, valid = of_split(questions, "train"), of_split(questions, "valid")
+    if not train or not valid:
+        raise TextBranchError(f"field weights need train and valid questions; the set has {len(train)} train and "
+                              f"{len(valid)} valid")
+    examples = {name: text_branch.weight_examples([q.text for q in split], [q.answer_ids for q in split])
+                for name, split in (("train", train), ("valid", valid))}
+    return train_field_weights(examples["train"], examples["valid"], text_branch.keys, text_branch.model_id,
+                               config or TrainConfig())
+
+
+@dataclass(frozen=True)
+class FusionFits:
+    static: StaticFit
+    dynamic: DynamicFit
+    examples: int
+    graph_empty: int  # validation questions where the graph branch ranked nothing (text-only for any weight)
+
+
+def fusion_examples(parts: PipelineParts, questions: Sequence[Question], planner: PlannerName | None = None,
+                    progress: bool = False) -> list[FusionExample]:
+    """Both branches' rankings of each question, with the plan's n_cand and risk (defaults without a plan)."""
+    if parts.text_branch is None:
+        raise TextBranchError(f"fitting fusion needs the text branch: {parts.text_unavailable}")
+    branch = parts.graph_branch(planner)
+    examples = []
+    for question in tqdm(questions, desc="fusion examples", unit="question", disable=not progress):
+        graph = branch.run(question.text)
+        text = parts.text_branch.search(question.text, parts.settings.text_top_k)
+        plan = graph.planning.plan
+        examples.append(FusionExample(graph.ranking.node_ids, list(text.ids), set(question.answer_ids),
+                                      plan.n_cand if plan else 50, plan.risk if plan else Risk.LOW))
+    return examples
+
+
+def fit_fusion(examples: Sequence[FusionExample], k: float) -> FusionFits:
+    """The static graph weight (at RRF k = `k`) and the dynamic tables (bucket weights, risk multipliers)."""
+    return FusionFits(fit_static(examples, k=k), fit_dynamic(examples, risk_grid=RISK_GRID), len(examples),
+                      sum(1 for example in examples if not example.graph))

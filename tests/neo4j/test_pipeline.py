@@ -1,0 +1,236 @@
+"""The whole GRASP pipeline (LangGraph) on the real HPO slice with the offline models: answers, stage events,
+branch overlap, and degradation when the LLM, the plan or the database fails."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.api import Grasp, StageEvent
+from grasp_agent.config import Settings
+from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
+from grasp_agent.pipeline.graph import GRAPH_STAGES
+from grasp_agent.pipeline.options import SearchOptions
+from grasp_agent.pipeline.parts import assemble_parts
+from grasp_agent.pipeline.results import SearchResult
+
+pytestmark = pytest.mark.neo4j
+
+SPASM_AND_NSF = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
+DEE96 = "OMIM:619340"  # the one disease of the slice with both (phenotype.hpoa + genes_to_phenotype.txt)
+
+
+def test_a_known_question_has_its_answer_first(grasp: Grasp) -> None:
+    result = grasp.search(SPASM_AND_NSF, k=5)
+    assert result.node_ids[0] == DEE96
+    top = result.hits[0]
+    assert top.label == "Disease" and top.name == "Developmental and epileptic encephalopathy 96"
+    assert top.graph_rank == 1 and "graph" in top.branches
+    assert top.document is not None and top.document.startswith("Disease: Developmental and epileptic")
+    assert result.failures == {} and result.reranker == "bi-encoder:" + grasp.parts.embedder.model_id
+    assert result.plan is not None and result.cypher is not None and "MATCH" in result.cypher
+    assert {row.mention for row in result.entity_table} >= {"epileptic spasms", "NSF"}
+    assert set(result.stages_ms) == {*GRAPH_STAGES, "text", "fuse", "rerank"}
+    json.loads(result.model_dump_json())  # the whole result is JSON
+
+
+def test_stage_events_arrive_in_pipeline_order(grasp: Grasp) -> None:
+    events = list(grasp.stream(SPASM_AND_NSF, SearchOptions(k=5)))
+    *stages, result = events
+    assert isinstance(result, SearchResult) and result.node_ids[0] == DEE96
+    assert all(isinstance(event, StageEvent) for event in stages)
+    names = [event.stage for event in stages]
+    assert sorted(names) == sorted([*GRAPH_STAGES, "text", "fuse", "rerank"])
+    assert [name for name in names if name in GRAPH_STAGES] == list(GRAPH_STAGES)
+    assert names.index("text") < names.index("fuse") and names[-2:] == ["fuse", "rerank"]
+    assert [event.elapsed_ms for event in stages] == sorted(event.elapsed_ms for event in stages)
+
+
+def test_the_branches_run_at_the_same_time(grasp: Grasp) -> None:
+    result = grasp.search(SPASM_AND_NSF, k=5, rerank=False)
+    timing = result.parallel
+    assert timing is not None and timing.overlap_ms > 0
+    # run one after the other, they would take the sum
+    assert timing.wall_ms < timing.graph_ms + timing.text_ms
+    assert result.reranker is None and result.hits[0].rerank_rank is None
+
+
+def test_per_call_options_choose_fusion_and_depth(grasp: Grasp) -> None:
+    dynamic = grasp.search(SPASM_AND_NSF, k=3, fusion="dynamic", rerank_k=5)
+    assert dynamic.fusion["policy"] == "dynamic" and len(dynamic.hits) == 3
+    reranked = [hit for hit in dynamic.hits if hit.rerank_rank is not None]
+    assert reranked and max(hit.rerank_rank for hit in reranked) <= 5  # type: ignore[type-var]
+    static = grasp.search(SPASM_AND_NSF, k=3, fusion="static")
+    assert static.fusion["policy"] == "static" and static.fusion["graph_weight"] == 0.5
+
+
+def test_a_plan_over_budget_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver,
+                                                         pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+    tight = pipeline_settings.model_copy(update={"graph_max_rows": 3})
+    result = Grasp(assemble_parts(driver, tight, embedder)).search("Which diseases present with epileptic spasms?")
+    assert "more than 3 rows" in result.failures["graph"]
+    assert result.hits and all(hit.graph_rank is None and hit.text_rank is not None for hit in result.hits)
+    assert any("text-only" in note for note in result.notes)
+
+
+def test_a_database_that_goes_down_leaves_the_text_answer(hpo_slice: object, test_settings: Settings,
+                                                         pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+    own_driver = open_driver(test_settings)
+    grasp = Grasp(assemble_parts(own_driver, pipeline_settings, embedder))
+    own_driver.close()  # as if the server went away after start-up
+    result = grasp.search("epileptic spasm")
+    assert result.failures["graph"].startswith("extract failed: DriverError")
+    assert result.hits[0].node_id == "HP:0011097" and result.hits[0].text_rank == 1
+    assert any(note.startswith("documents unavailable") for note in result.notes)
+
+
+class _ScriptedLLMServer(ThreadingHTTPServer):
+    """An OpenAI-compatible endpoint whose model writes sensible mentions but plans over an unknown type."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _ScriptedHandler)
+        self.plan_requests = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _ScriptedHandler(BaseHTTPRequestHandler):
+    server: _ScriptedLLMServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        asks_for_plan = "anchors" in json.dumps(body.get("response_format") or body.get("guided_json") or {})
+        if asks_for_plan:
+            self.server.plan_requests += 1
+            content: dict[str, Any] = {
+                "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasms"}],
+                "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+                "target": {"var": "t", "type": "Spaceship"}, "relevance_text": "", "n_cand": 10, "risk": "low"}
+        else:
+            content = {"mentions": [{"text": "epileptic spasms", "types": ["Phenotype"], "role": "anchor"}]}
+        payload = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
+                                           "message": {"role": "assistant", "content": json.dumps(content)}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+
+@pytest.fixture()
+def scripted_llm() -> Iterator[_ScriptedLLMServer]:
+    server = _ScriptedLLMServer()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_invalid_plan_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver, pipeline_settings: Settings,
+                                                       embedder: GraspEmbedder,
+                                                       scripted_llm: _ScriptedLLMServer) -> None:
+    llm = OpenAICompatibleLLM(scripted_llm.url, "scripted", retries=0)
+    grasp = Grasp(assemble_parts(driver, pipeline_settings, embedder, llm))
+    result = grasp.search("Which diseases present with epileptic spasms?")
+    assert result.planner == "llm:openai:scripted" and scripted_llm.plan_requests == 3  # greedy + 2 samples
+    assert "did not validate" in result.failures["graph"] and "Spaceship" in result.failures["graph"]
+    assert result.hits and result.hits[0].graph_rank is None and result.hits[0].text_rank == 1
+    # the same instance still plans heuristically when asked
+    assert grasp.search(SPASM_AND_NSF, planner="heuristic").node_ids[0] == DEE96
+
+
+def test_an_llm_that_is_down_leaves_the_text_answer(hpo_slice: object, driver: Driver, pipeline_settings: Settings,
+                                                    embedder: GraspEmbedder, tmp_path: Path) -> None:
+    llm = OpenAICompatibleLLM("http://127.0.0.1:9/v1", "gone", retries=0, timeout_s=2.0)  # discard port: refused
+    grasp = Grasp(assemble_parts(driver, pipeline_settings, embedder, llm))
+    result = grasp.search("Which diseases present with epileptic spasms?")
+    assert any("extraction failed" in note and "used spans" in note for note in result.notes)
+    assert result.failures["graph"].startswith("the planner LLM failed")
+    assert result.hits and result.hits[0].text_rank == 1
+
+
+def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(hpo_slice: Any, driver: Driver,
+                                                                      embedder: GraspEmbedder) -> None:
+    from grasp_agent.text_branch.field_reader import read_node_fields
+    from grasp_agent.text_branch.fields import FieldCorpus, fields_from_records
+
+    schema = hpo_slice.schema()
+    with driver.session() as session:
+        from_database = FieldCorpus.from_schema_nodes(schema, read_node_fields(session, schema, page_size=100))
+    counter = embedder.with_max_tokens(512).count_tokens  # what the loader cut the stored documents with
+    from_records = FieldCorpus.from_schema_nodes(schema, fields_from_records(
+        schema, hpo_slice.nodes(), hpo_slice.edges(), count_tokens=counter))
+    assert len(from_database) == 439
+    order = {node_id: row for row, node_id in enumerate(from_records.ids)}
+    rows = [order[node_id] for node_id in from_database.ids]
+    assert list(from_database.fields) == list(from_records.fields)
+    for name, column in from_database.fields.items():
+        assert list(column) == [from_records.fields[name][row] for row in rows], name
+    assert list(from_database.documents) == [from_records.documents[row] for row in rows]
+
+
+def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
+        grasp: Grasp, hpo_slice: Any, driver: Driver, pipeline_settings: Settings, embedder: GraspEmbedder,
+        tmp_path: Path) -> None:
+    from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
+    from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, train_weights
+
+    questions = generate_hpo_questions(hpo_slice, 120, 0)
+    assert grasp.parts.text_branch is not None
+    model, report = train_weights(grasp.parts.text_branch, questions)
+    assert report.valid_mrr_best >= report.valid_mrr_uniform and model.keys == grasp.parts.text_branch.keys
+    valid = of_split(questions, "valid")
+    fits = fit_fusion(fusion_examples(grasp.parts, valid), k=60.0)
+    assert fits.examples == len(valid) > 10
+    assert fits.dynamic.quality.mrr >= fits.static.quality.mrr - 0.05  # the tables were fitted on these examples
+    tables = tmp_path / "tables.json"
+    fits.dynamic.tables.save(tables)
+    model.save(tmp_path / "weights", report)
+    fitted = pipeline_settings.model_copy(update={"fusion_tables": tables, "field_weights_dir": tmp_path / "weights"})
+    parts = assemble_parts(driver, fitted, embedder)
+    assert parts.fusion_tables == fits.dynamic.tables
+    assert parts.text_branch is not None and parts.text_branch.keys == model.keys
+    result = Grasp(parts).search(SPASM_AND_NSF, fusion="dynamic", rerank=False)
+    bucket_weight = fits.dynamic.tables.graph_weight(result.plan["n_cand"], result.plan["risk"])  # type: ignore[index]
+    assert result.fusion["graph_weight"] == pytest.approx(bucket_weight)
+
+
+def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_bounds(
+        grasp: Grasp, hpo_slice: Any, driver: Driver, embedder: GraspEmbedder) -> None:
+    from grasp_agent.rerank.documents import RERANK_NEIGHBOURS, candidate_documents
+
+    schema = hpo_slice.schema()
+    counter = embedder.with_max_tokens(512).count_tokens
+    documents = {}
+    for query in ("early infantile epileptic encephalopathy", "X-linked intellectual disability"):
+        vector = embedder.embed_query(query)
+        found = candidate_documents(driver, "neo4j", schema, {"Phenotype": ["HP:0011097", "HP:nope"]}, vector,
+                                    counter)
+        assert list(found) == ["HP:0011097"]  # an unknown id is simply absent
+        documents[query] = found["HP:0011097"].text
+    for query, text in documents.items():
+        line = next(line for line in text.splitlines() if line.startswith("HAS_PHENOTYPE <- Disease (72)"))
+        names = line.split(": ", 1)[1].split(" (+")[0]
+        assert line.endswith(f"(+{72 - RERANK_NEIGHBOURS} more)")
+        assert counter(text) <= 512
+        # names hold commas themselves, so look at how the list starts
+        closest = "epileptic encephalopathy, early infantile" if query.startswith("early") else "x-linked"
+        assert names.lower().startswith(closest), names
+    assert documents["early infantile epileptic encephalopathy"] != documents["X-linked intellectual disability"]
