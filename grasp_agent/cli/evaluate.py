@@ -1,0 +1,86 @@
+"""`grasp eval`: systems side by side on one query set; a table on screen, JSON + Markdown + plots on disk."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.errors import GraspError
+
+
+@friendly_errors
+def evaluate(
+    queries: Path = typer.Option(..., "--queries", help="JSONL ({id, query, answer_ids}) or STaRK's QA CSV."),
+    split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
+    systems: str = typer.Option("bm25,vss,hybrid,text,graph,grasp,grasp+rerank", "--systems",
+                                help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
+    out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
+    fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),
+    heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is configured."),
+    allow_missing: bool = typer.Option(False, "--allow-missing",
+                                       help="Run even when some queries have no answer node in the loaded SKB."),
+) -> None:
+    """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance."""
+    from grasp_agent.api import Grasp
+    from grasp_agent.evaluation.plots import hit1_bar_chart
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.evaluation.report import build_report, to_json_dict, to_markdown
+    from grasp_agent.evaluation.runner import check_systems, missing_answers, run_systems
+    from grasp_agent.pipeline.options import SearchOptions
+
+    if fusion not in (None, "static", "dynamic"):
+        raise typer.BadParameter(f"--fusion {fusion!r}; allowed: static, dynamic")
+    chosen = check_systems([name.strip() for name in systems.split(",") if name.strip()])
+    query_set = read_queries(queries, split)[:limit] if limit else read_queries(queries, split)
+    settings = load_settings()
+    with Grasp.from_config(settings, progress=True) as grasp:
+        text_branch = grasp.parts.text_branch
+        if text_branch is not None:
+            absent = missing_answers(query_set, lambda ids: {str(i) for i in text_branch.labels_of(ids)})
+            if absent and (len(absent) == len(query_set) or not allow_missing):
+                example = ", ".join(f"{q.id} -> {list(q.answer_ids)[:3]}" for q in absent[:3])
+                raise GraspError(
+                    f"{len(absent)} of {len(query_set)} queries have no answer node in the loaded SKB "
+                    f"'{grasp.parts.schema.name}' (e.g. {example}): these queries were written for another "
+                    "knowledge base" + ("" if len(absent) == len(query_set) else "; --allow-missing runs the rest"))
+            query_set = [query for query in query_set if query not in absent]
+        options = SearchOptions(fusion=fusion, planner="heuristic" if heuristic else None)  # type: ignore[arg-type]
+        start = time.perf_counter()
+        results = run_systems(grasp, query_set, chosen, options=options, progress=True)
+        wall = time.perf_counter() - start
+        planner = grasp.parts.graph_branch(options.planner).planner_name
+    report = build_report(results, query_set)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
+            "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or settings.fusion,
+            "reranker": settings.reranker, "embedder": settings.embedder}
+    (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
+    (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
+                                   f"planner {planner}, {wall:.0f} s wall\n\n" + to_markdown(report))
+    plots = [hit1_bar_chart(report, grouping, out / f"hit1_by_{grouping}.png")
+             for grouping in ("hops", "level", "template")]
+    show(report, wall, len(query_set))
+    console.print(f"written: {out / 'results.json'}, {out / 'report.md'}"
+                  + "".join(f", {plot}" for plot in plots if plot is not None), highlight=False)
+
+
+def show(report: object, wall: float, queries: int) -> None:
+    from grasp_agent.evaluation.report import EvaluationReport
+
+    assert isinstance(report, EvaluationReport)
+    table = Table("system", "H@1", "H@5", "R@20", "MRR", "mean ms", "p50", "p95", "fail",
+                  title=f"{queries} queries, {wall:.0f} s")
+    for s in report.scores:
+        table.add_row(s.system, f"{s.hit_at_1:.3f}", f"{s.hit_at_5:.3f}", f"{s.recall_at_20:.3f}", f"{s.mrr:.3f}",
+                      f"{s.latency_mean_ms:.0f}", f"{s.latency_p50_ms:.0f}", f"{s.latency_p95_ms:.0f}", str(s.failures))
+    console.print(table)
+    for c in report.comparisons:
+        console.print(f"{c.a} vs {c.b}: Hit@1 {c.hit1_a:.3f} vs {c.hit1_b:.3f} (McNemar p {c.mcnemar_p:.4f}); "
+                      f"MRR {c.mrr_delta:+.3f} [{c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}] (bootstrap p {c.bootstrap_p:.4f})",
+                      highlight=False)

@@ -1,0 +1,142 @@
+"""Runs retrieval systems side by side on the same queries, in one process, and keeps every ranking.
+
+Systems (names as `grasp eval --systems` takes them):
+- `bm25`, `vss`, `hybrid` (BM25+VSS RRF): the text baselines on the whole node document;
+- `text`: the mFAR multi-field text branch;
+- `graph`: the graph branch alone (extract, link, plan, execute);
+- `grasp`: both branches fused; `grasp+rerank`: fused, then reranked.
+
+`graph`, `grasp` and `grasp+rerank` come from ONE pipeline run per query (they are its stages), timed by
+the stages they include: graph = the graph branch's wall time, grasp = the parallel step plus fusion,
+grasp+rerank = the whole run. A failure (planner error, timeout, a dead endpoint) is counted per system and
+its ranking is empty: it is scored as a miss, never dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from tqdm import tqdm
+
+from grasp_agent.api import Grasp
+from grasp_agent.errors import GraspError
+from grasp_agent.evaluation.query_sets import EvalQuery
+from grasp_agent.pipeline.options import SearchOptions
+from grasp_agent.pipeline.results import parallel_timing
+from grasp_agent.pipeline.state import PipelineState
+from grasp_agent.text_branch.fields import NodeId
+from grasp_agent.text_branch.retriever import TextBranch, TextRanking
+
+TEXT_BASELINES = ("bm25", "vss", "hybrid", "text")
+PIPELINE_SYSTEMS = ("graph", "grasp", "grasp+rerank")
+SYSTEMS = (*TEXT_BASELINES, *PIPELINE_SYSTEMS)
+DEPTH = 100  # ranks kept per query: enough for R@50 and MRR
+
+
+class EvaluationError(GraspError):
+    """An evaluation cannot run as asked (unknown system, no queries, answers absent from the SKB)."""
+
+
+@dataclass(frozen=True)
+class QueryRun:
+    """One system's answer to one query."""
+
+    query_id: str
+    ranked: tuple[NodeId, ...]
+    latency_ms: float
+    failure: str | None = None
+
+
+@dataclass
+class SystemRuns:
+    system: str
+    runs: list[QueryRun] = field(default_factory=list)
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for run in self.runs if run.failure)
+
+
+def check_systems(names: Sequence[str]) -> list[str]:
+    unknown = [name for name in names if name not in SYSTEMS]
+    if unknown or not names:
+        raise EvaluationError(f"systems {list(names)} refused (unknown: {unknown}); allowed: {', '.join(SYSTEMS)}")
+    return list(dict.fromkeys(names))
+
+
+def missing_answers(queries: Sequence[EvalQuery], known: Callable[[Sequence[str]], set[str]]) -> list[EvalQuery]:
+    """Queries none of whose answer ids is a node of the loaded SKB (`known` maps ids to the present ones)."""
+    present = known([answer for query in queries for answer in query.answer_ids])
+    return [query for query in queries if not present.intersection(query.answer_ids)]
+
+
+def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[str], *,
+                options: SearchOptions | None = None, progress: bool = False) -> dict[str, SystemRuns]:
+    """Every system's ranking (top `DEPTH`) of every query, in query order."""
+    chosen = check_systems(systems)
+    if not queries:
+        raise EvaluationError("no queries to evaluate")
+    text_branch = grasp.parts.text_branch
+    if text_branch is None and any(name in TEXT_BASELINES for name in chosen):
+        raise EvaluationError(f"text systems need the text branch: {grasp.parts.text_unavailable}")
+    if "grasp+rerank" in chosen and grasp.parts.reranker is None:
+        raise EvaluationError("grasp+rerank needs a reranker; GRASP_RERANKER is 'none'")
+    results = {name: SystemRuns(name) for name in chosen}
+    pipeline_options = (options or SearchOptions()).model_copy(update={"k": DEPTH, "with_cypher": False,
+                                                                        "rerank": "grasp+rerank" in chosen})
+    for query in tqdm(queries, desc="evaluating", unit="query", disable=not progress):
+        for name in chosen:
+            if name in TEXT_BASELINES:
+                assert text_branch is not None
+                results[name].runs.append(_run_text(name, text_branch, query))
+        if any(name in PIPELINE_SYSTEMS for name in chosen):
+            for name, run in _run_pipeline(grasp, query, pipeline_options).items():
+                if name in results:
+                    results[name].runs.append(run)
+    return results
+
+
+def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
+    search: Callable[[str, int], TextRanking] = {
+        "bm25": branch.bm25, "vss": branch.vss, "hybrid": branch.bm25_vss, "text": branch.search}[name]
+    start = time.perf_counter()
+    try:
+        ranking = search(query.text, DEPTH)
+    except GraspError as error:
+        return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
+    return QueryRun(query.id, ranking.ids, _since(start))
+
+
+def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dict[str, QueryRun]:
+    start = time.perf_counter()
+    state: PipelineState = grasp.run(query.text, options)
+    total = _since(start)
+    graph_spans = state.get("graph_spans", {})
+    spans = state.get("spans", {})
+    graph = state.get("graph_ranking")
+    graph_failure = state.get("graph_failure") or (graph.reason if graph is not None and not graph.nodes else None)
+    branches = parallel_timing(graph_spans, spans.get("text"))
+    graph_ms = branches.graph_ms if branches else sum(span.ms for span in graph_spans.values())
+    fused_ms = (branches.wall_ms if branches else graph_ms) + (spans["fuse"].ms if "fuse" in spans else 0.0)
+    fusion = state.get("fusion")
+    final = state.get("final")
+    fused = tuple(fusion.ids[:DEPTH]) if fusion is not None else ()
+    reranked = tuple(final.ids[:DEPTH]) if final is not None else ()
+    rerank_failure = _rerank_failure(state)
+    return {
+        "graph": QueryRun(query.id, tuple(graph.node_ids[:DEPTH]) if graph is not None else (), graph_ms,
+                          graph_failure),
+        "grasp": QueryRun(query.id, fused, fused_ms),  # type: ignore[arg-type]
+        "grasp+rerank": QueryRun(query.id, reranked, total, rerank_failure),
+    }
+
+
+def _rerank_failure(state: PipelineState) -> str | None:
+    notes = [note for note in state.get("notes", []) if note.startswith(("reranker", "documents unavailable"))]
+    return notes[0] if notes else None
+
+
+def _since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
