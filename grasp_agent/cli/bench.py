@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli.bench_build import build_hpo
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.graph_bench import PlannerReport, run_benchmark
@@ -82,3 +83,6 @@ def show_report(report: PlannerReport) -> None:
     console.print(latency)
     for question, reason in report.failures[:5]:
         console.print(f"[dim]no ranking: {question} -> {reason}[/]", highlight=False)
+
+
+app.command(name="build-hpo")(build_hpo)

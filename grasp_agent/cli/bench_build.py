@@ -1,0 +1,67 @@
+"""`grasp bench build-hpo`: write a STaRK-style HPO benchmark (JSONL) and print what it holds."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from grasp_agent.cli._common import console, friendly_errors
+
+_ANSWER_BINS = ((1, 1), (2, 3), (4, 5), (6, 10), (11, 20))
+_SPLIT_NAMES = ("train", "valid", "test")
+
+
+OUT = typer.Option(..., "--out", help="The JSONL file to write (grasp eval / read_queries format).")
+COUNT = typer.Option(600, "--count", min=0, help="Queries to build (fewer if the graph runs out).")
+SEED = typer.Option(0, "--seed", help="Seed for anchors, levels and wording.")
+SUBSET = typer.Option(None, "--subset", help="Build on this HPO slice (as loaded), e.g. HP:0011097.")
+ANCHORS_OUT = typer.Option(None, "--anchors-out", help="Also write each query's anchors and keyword (JSONL) here.")
+
+
+@friendly_errors
+def build_hpo(out: Path = OUT, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
+              anchors_out: Path = ANCHORS_OUT) -> None:
+    """STaRK-style HPO queries: 1-3 hop templates at explicit/implicit/bare levels, exact answer sets (1..20)."""
+    from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark, write_benchmark
+    from grasp_agent.skb.hpo import HpoSource
+
+    started = time.perf_counter()
+    queries = build_hpo_benchmark(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
+    write_benchmark(out, queries, anchors_out)
+    elapsed = time.perf_counter() - started
+    console.print(f"{len(queries)} queries written to {out} in {elapsed:.1f} s", highlight=False)
+    _show_counts([(q.template, q.hops, q.level, q.split) for q in queries])
+    _show_answers([(q.hops, len(q.answer_ids)) for q in queries])
+
+
+def _show_counts(rows: list[tuple[str, int, str, str]]) -> None:
+    """Queries per template, level and split."""
+    from grasp_agent.evaluation.hpo_benchmark import LEVELS, TEMPLATES
+
+    cells = Counter((template, level, split) for template, _, level, split in rows)
+    table = Table("template", "hops", "level", *_SPLIT_NAMES, "total", title="queries per template x level x split")
+    for template, spec in TEMPLATES.items():
+        for level in spec.levels():
+            counts = [cells[template, level, split] for split in _SPLIT_NAMES]
+            table.add_row(template, str(spec.hops), level, *map(str, counts), str(sum(counts)))
+    for level in LEVELS:
+        counts = [sum(cells[template, level, split] for template in TEMPLATES) for split in _SPLIT_NAMES]
+        table.add_row("all", "", level, *map(str, counts), str(sum(counts)), style="bold")
+    splits = Counter(split for *_, split in rows)
+    table.add_row("all", "", "all", *[str(splits[split]) for split in _SPLIT_NAMES], str(len(rows)), style="bold")
+    console.print(table)
+
+
+def _show_answers(rows: list[tuple[int, int]]) -> None:
+    """How many queries have 1, 2-3, 4-5, 6-10 and 11-20 answers, per hop count."""
+    table = Table("hops", *[str(low) if low == high else f"{low}-{high}" for low, high in _ANSWER_BINS], "mean",
+                  title="answers per query")
+    for hops in sorted({hops for hops, _ in rows}):
+        sizes = [size for of, size in rows if of == hops]
+        table.add_row(str(hops), *[str(sum(low <= size <= high for size in sizes)) for low, high in _ANSWER_BINS],
+                      f"{sum(sizes) / len(sizes):.1f}")
+    console.print(table)
