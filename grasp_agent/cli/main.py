@@ -8,6 +8,7 @@ from grasp_agent.cli import bench, db, load, skb, train
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.cli.plan import plan
 from grasp_agent.cli.search import search
+from grasp_agent.cli.ui import launch_ui, ui
 
 app = typer.Typer(help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.",
                   no_args_is_help=True)
@@ -16,6 +17,7 @@ app.add_typer(load.app, name="load")
 app.add_typer(skb.app, name="skb")
 app.command(name="plan")(plan)
 app.command(name="search")(search)
+app.command(name="ui")(ui)
 app.command(name="index")(train.index)
 app.add_typer(train.app, name="train")
 app.add_typer(bench.app, name="bench")
@@ -26,8 +28,9 @@ app.add_typer(bench.app, name="bench")
 def demo(
     subset: list[str] = typer.Option(None, "--subset", help="Load only a slice of HPO (e.g. HP:0011097) for a "
                                      "quick look; the default loads all of it."),
+    no_ui: bool = typer.Option(False, "--no-ui", help="Stop after loading instead of serving the demo UI."),
 ) -> None:
-    """The main job: start Neo4j (building it on first use), load the HPO knowledge base, say where to look."""
+    """The main job: start Neo4j (building it on first use), load the HPO knowledge base, serve the demo UI."""
     from grasp_agent.skb.hpo import HpoSource
 
     settings = load_settings()
@@ -40,6 +43,9 @@ def demo(
     console.print("  MATCH p=(:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(:Phenotype) RETURN p", markup=False)
     console.print("  CALL grasp.schema()")
     console.print("Stop the server with `.venv/bin/grasp db stop`.")
+    if not no_ui:
+        console.print("\nStarting the demo UI (`grasp ui`; skip it with --no-ui).")
+        launch_ui(settings)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,109 @@
+"""The Gradio demo on the real HPO slice, driven in headless Chromium: a question's stages, rankings and graphs
+render, and failures read as messages."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grasp_agent.api import Grasp
+from grasp_agent.config import Settings
+from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.pipeline.parts import assemble_parts
+from grasp_agent.ui import build_app, launch_options
+from tests.neo4j.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.browser,
+              pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed "
+                                 "(scripts/ensure-chromium installs it)")]
+SPASM_AND_NSF = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
+DEE96 = "OMIM:619340"
+TRACEBACK_WORDS = ("Traceback", 'File "', "raise ")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(grasp: Grasp, settings: Settings) -> Iterator[str]:
+    app = build_app(grasp, settings)
+    port = _free_port()
+    options = {k: v for k, v in launch_options().items() if k != "show_error"}
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        app.close()
+
+
+@contextmanager
+def browser_page() -> Iterator[Any]:
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="the [test] extra installs playwright")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser.new_page(viewport={"width": 1500, "height": 1100})
+        finally:
+            browser.close()
+
+
+def ask(page: Any, url: str, question: str) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    page.locator("#question textarea").fill(question)
+    page.locator("#search").click()
+
+
+def graph_canvas(page: Any, elem_id: str) -> Any:
+    """The vis-network canvas inside the iframe of a graph panel."""
+    return page.frame_locator(f"#{elem_id} iframe").locator("div.vis-network canvas")
+
+
+def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_settings: Settings,
+                                                      artifacts_dir: Path) -> None:
+    with serving(grasp, test_settings) as url, browser_page() as page:
+        ask(page, url, SPASM_AND_NSF)
+        final = page.locator("#final-ranking")
+        final.get_by_text(DEE96).first.wait_for(timeout=120_000)
+        assert final.get_by_text("Developmental and epileptic encephalopathy 96").count() >= 1
+        progress = page.locator("#progress").inner_text()
+        assert "rerank" in progress and "graph (execute)" in progress and "running" not in progress
+        graph_canvas(page, "plan-graph").wait_for(timeout=30_000)
+        graph_canvas(page, "path-graph").wait_for(timeout=30_000)
+        assert "MATCH" in page.locator("#cypher").inner_text() or page.get_by_text("MATCH").count() > 0
+        link = page.locator("#browser-link a").get_attribute("href")
+        assert link is not None and link.startswith(test_settings.browser_url + "?cmd=edit&arg=")
+        assert "Developmental and epileptic" in page.locator("#document").inner_text()
+        # Chromium does not draw sandboxed iframes out of view: show the path graph, then take the picture.
+        page.locator("#path-graph").scroll_into_view_if_needed()
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(artifacts_dir / "ui.png"), full_page=True)
+        body = page.locator("body").inner_text()
+        assert not any(word in body for word in TRACEBACK_WORDS)
+
+
+def test_failures_read_as_messages(hpo_slice: object, test_settings: Settings, pipeline_settings: Settings,
+                                   embedder: GraspEmbedder, artifacts_dir: Path) -> None:
+    own_driver = open_driver(test_settings)
+    grasp = Grasp(assemble_parts(own_driver, pipeline_settings, embedder))
+    own_driver.close()  # Neo4j goes away after start-up: the graph branch fails, the text branch answers
+    with serving(grasp, test_settings) as url, browser_page() as page:
+        ask(page, url, "   ")
+        page.locator("#status").get_by_text("Type a question first").wait_for(timeout=30_000)
+        page.locator("#question textarea").fill("epileptic spasm")
+        page.locator("#search").click()
+        status = page.locator("#status")
+        status.get_by_text("graph branch gave nothing").wait_for(timeout=120_000)
+        assert "DriverError" in status.inner_text()
+        page.locator("#final-ranking").get_by_text("HP:0011097").first.wait_for(timeout=30_000)
+        page.screenshot(path=str(artifacts_dir / "ui-failure.png"), full_page=True)
+        body = page.locator("body").inner_text()
+        assert not any(word in body for word in TRACEBACK_WORDS)
