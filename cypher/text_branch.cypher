@@ -2,10 +2,12 @@
 // filled only by grasp_agent.cypher_queries.fill_identifiers (schema alphabet, backtick-quoted).
 
 // name: field_page
-// One page of a label's nodes in id order: name, the type's text fields in schema order, the document.
+// One page of a label's nodes in id order: name, the type's text fields in schema order, the document and
+// its stored embedding (so that building the dense document index need not embed it again).
 MATCH (n:{{label}})
 WHERE $after IS NULL OR n.id > $after
-RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS values, n.doc AS doc
+RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS values, n.doc AS doc,
+       n.doc_embedding AS doc_vector
 ORDER BY n.id
 LIMIT $limit;
 

@@ -6,6 +6,7 @@ import typer
 
 from grasp_agent.cli import bench, db, load, skb, train
 from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli.evaluate import evaluate
 from grasp_agent.cli.plan import plan
 from grasp_agent.cli.search import search
 from grasp_agent.cli.ui import launch_ui, ui
@@ -21,6 +22,7 @@ app.command(name="ui")(ui)
 app.command(name="index")(train.index)
 app.add_typer(train.app, name="train")
 app.add_typer(bench.app, name="bench")
+app.command(name="eval")(evaluate)
 
 
 @app.command()

@@ -118,6 +118,15 @@ class CachedEmbedder(GraspEmbedder):
             self._misses += len(missing)
         return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
 
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Stores vectors this model produced elsewhere (e.g. the document embeddings a load wrote to Neo4j),
+        so that embedding those texts again is a lookup. The caller vouches they come from this model_id."""
+        if len(texts) != len(vectors):
+            raise EmbeddingError(f"remember got {len(texts)} texts and {len(vectors)} vectors; allowed: one each")
+        if texts:
+            model_id = self._inner.model_id
+            self._store(model_id, [cache_key(model_id, text) for text in texts], np.asarray(vectors, dtype=np.float32))
+
     def _known_dimension(self, model_id: str) -> int | None:
         with self._lock:
             row = self._connection.execute("SELECT dimension FROM models WHERE model_id = ?", (model_id,)).fetchone()

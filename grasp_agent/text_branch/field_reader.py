@@ -55,7 +55,9 @@ def _read_label(session: Session, schema: SkbSchema, node_type: NodeType, page_s
                               for name, value in zip(node_type.text_fields, row["values"], strict=True)})
                 texts.update({relation: NAME_SEPARATOR.join(by_id.get(row["id"], []))
                               for relation, by_id in names.items()})
-                yield NodeFields(row["id"], label, texts, row["doc"] or "")
+                vector = row["doc_vector"]
+                yield NodeFields(row["id"], label, texts, row["doc"] or "",
+                                 tuple(vector) if vector is not None and row["doc"] else None)
             after = ids[-1]
             bar.update(len(page))
 

@@ -55,6 +55,7 @@ class NodeFields:
     label: str
     texts: Mapping[str, str]
     doc: str = ""
+    doc_vector: tuple[float, ...] | None = None  # the stored document embedding, when read from Neo4j
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,23 @@ one per node per relation would cost more than the whole load for little gain.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 from neo4j import Driver
 
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
-from grasp_agent.skb.checkpoint import read_state
+from grasp_agent.embed.cache import CachedEmbedder
+from grasp_agent.skb.checkpoint import LoadState, read_state
+from grasp_agent.skb.documents import DocumentBudget
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_index
 from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
 from grasp_agent.text_branch.field_reader import read_node_fields
 from grasp_agent.text_branch.field_weights import open_field_weights
-from grasp_agent.text_branch.fields import NAME_FIELD, FieldCorpus, TextBranchError
+from grasp_agent.text_branch.fields import NAME_FIELD, FieldCorpus, NodeFields, TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey
 from grasp_agent.text_branch.retriever import TextBranch
 
@@ -37,27 +41,42 @@ def field_weights_directory(settings: Settings, skb_name: str, model_id: str) ->
     return settings.field_weights_dir or settings.grasp_dir / "field_weights" / skb_name / model_folder(model_id)
 
 
-def load_fingerprint(driver: Driver, database: str, skb_name: str) -> str:
-    """The fingerprint of the SKB's completed load; an error when the load is missing or unfinished."""
+def completed_load(driver: Driver, database: str, skb_name: str) -> LoadState:
+    """The SKB's completed load (fingerprint, embedder); an error when it is missing or unfinished."""
     with driver.session(database=database) as session:
         state = read_state(session, skb_name)
     if state is None or not state.complete:
         raise TextBranchError(f"SKB {skb_name!r} is not completely loaded (state: {state}); run `grasp load` first")
-    return state.fingerprint
+    return state
+
+
+def remember_document_vectors(embedder: GraspEmbedder, nodes: Sequence[NodeFields], load_embedder: str) -> int:
+    """Puts the loader's document embeddings into the embedding cache when they come from this very model, so
+    the dense document index is a lookup instead of re-embedding every 512-token document. Returns how many."""
+    loader_documents = embedder.with_max_tokens(DocumentBudget().max_tokens).model_id  # what the loader embedded with
+    same_model = embedder.model_id == load_embedder == loader_documents
+    if not isinstance(embedder, CachedEmbedder) or not same_model:
+        return 0
+    known = [node for node in nodes if node.doc_vector is not None and node.doc]
+    if known:
+        embedder.remember([node.doc for node in known], np.asarray([node.doc_vector for node in known]))
+    return len(known)
 
 
 def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *,
                      progress: bool = False) -> TextBranch:
     """The mFAR text branch of the loaded SKB `schema`: BM25 over every field, dense over `dense_field_names`,
     trained field weights when saved in `field_weights_directory`, else uniform ones."""
-    fingerprint = load_fingerprint(driver, settings.neo4j_database, schema.name)
+    load = completed_load(driver, settings.neo4j_database, schema.name)
+    fingerprint = load.fingerprint
     corpus_cache: list[FieldCorpus] = []
 
     def corpus() -> FieldCorpus:  # read once, only if some index has to be built
         if not corpus_cache:
             with driver.session(database=settings.neo4j_database) as session:
-                nodes = read_node_fields(session, schema, progress=progress)
-                corpus_cache.append(FieldCorpus.from_schema_nodes(schema, nodes))
+                nodes = list(read_node_fields(session, schema, progress=progress))
+            remember_document_vectors(embedder, nodes, load.embedder)
+            corpus_cache.append(FieldCorpus.from_schema_nodes(schema, nodes))
         return corpus_cache[0]
 
     lexical = open_lexical_index(default_index_root(settings), schema.name, fingerprint, corpus, progress=progress)
