@@ -86,3 +86,30 @@ def show_report(report: PlannerReport) -> None:
 
 
 app.command(name="build-hpo")(build_hpo)
+
+
+@app.command()
+@friendly_errors
+def text(
+    count: int = typer.Option(50, "--count", min=1, help="Questions to time."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated HPO question set."),
+    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
+    k: int = typer.Option(100, "--k", min=1, help="Ranking depth."),
+) -> None:
+    """Text-branch latency per piece, and the dense index choice: in-process matrix vs Neo4j vector indexes."""
+    from grasp_agent.evaluation.text_bench import run_text_bench
+    from grasp_agent.graph_branch.skb_context import read_skb_context
+    from grasp_agent.text_branch.from_database import open_text_branch
+
+    settings = load_settings()
+    texts = [question.text for question in _questions(questions, count, seed, None)]
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        branch = open_text_branch(driver, settings, make_embedder(settings), schema, progress=True)
+        report = run_text_bench(branch, driver, settings.neo4j_database, schema, texts, k)
+    table = Table("piece", "median ms", "p90 ms", title=f"Text branch, {report.queries} questions, top {report.k}")
+    for method in report.methods:
+        table.add_row(method.name, f"{method.median_ms:.2f}", f"{method.p90_ms:.2f}")
+    console.print(table)
+    console.print(f"document top-{report.k}: the Neo4j indexes (HNSW) return {report.document_overlap:.1%} of the "
+                  "matrix's exact top k", highlight=False)

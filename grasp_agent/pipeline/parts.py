@@ -69,4 +69,4 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     tables_path = fusion_tables_path(settings, schema.name)
     tables = DynamicFusionTables.load(tables_path) if tables_path.is_file() else DynamicFusionTables()
     return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable,
-                         make_reranker(settings, embedder, llm), tables)
+                         make_reranker(settings, embedder, llm, schema), tables)

@@ -73,6 +73,14 @@ class TextBranch:
         """The embedder whose query vectors the field weights read."""
         return self._embedder.model_id
 
+    @property
+    def embedder(self) -> GraspEmbedder:
+        return self._embedder
+
+    @property
+    def dense(self) -> DenseFieldIndex | None:
+        return self._dense
+
     def search(self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None) -> TextRanking:
         """mFAR: the top k nodes (of `node_type` when given) by weighted, normalized per-field scores."""
         timings: dict[str, float] = {}

@@ -19,7 +19,7 @@ from grasp_agent.pipeline.graph import STAGES
 from grasp_agent.pipeline.nodes import describe
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
-from grasp_agent.ui import panels, tables
+from grasp_agent.ui import graphs, panels, tables
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,8 @@ Components = dict[str, Any]
 
 def build_app(grasp: Grasp, settings: Settings) -> gr.Blocks:
     """The demo page; `launch()` it (the CLI binds 127.0.0.1 unless told to expose it)."""
-    with gr.Blocks(title="GRASP demo", analytics_enabled=False) as app:
+    app = gr.Blocks(title="GRASP demo", analytics_enabled=False)
+    with app:
         gr.Markdown("# GRASP: hybrid graph + text retrieval\nAsk a question about the loaded knowledge base; "
                     "each stage of the pipeline shows here as it ends.")
         question, run, options = _query_row(grasp, settings)
@@ -94,7 +95,7 @@ def _result_panels(grasp: Grasp) -> Components:
         ui["plan_json"] = gr.JSON(label="Plan")
         with gr.Column():
             gr.Markdown("**Plan graph** (anchors → hops → target)")
-            ui["plan_graph"] = gr.HTML(panels.placeholder("no search yet"), elem_id="plan-graph")
+            ui["plan_graph"] = gr.HTML(graphs.placeholder("no search yet"), elem_id="plan-graph")
     ui["cypher"] = gr.Code(language="sql-gql", label="Compiled Cypher", buttons=["copy"], interactive=False,
                           elem_id="cypher")
     ui["browser"] = gr.Markdown("", elem_id="browser-link")
@@ -109,7 +110,7 @@ def _result_panels(grasp: Grasp) -> Components:
     with gr.Row():
         with gr.Column():
             gr.Markdown("**Witness path** of the selected answer (the top one first)")
-            ui["path_graph"] = gr.HTML(panels.placeholder("no search yet"), elem_id="path-graph")
+            ui["path_graph"] = gr.HTML(graphs.placeholder("no search yet"), elem_id="path-graph")
         ui["document"] = gr.Markdown("", elem_id="document")
     _about_panel(grasp)
     return ui

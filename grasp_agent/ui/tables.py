@@ -41,7 +41,7 @@ def node_names(entity_table: EntityTable | None = None, graph: GraphRanking | No
 
 def entity_frame(table: EntityTable) -> pd.DataFrame:
     """One row per (mention, type, candidate node), best candidate first."""
-    rows = []
+    rows: list[list[object]] = []
     for row in table.rows:
         types = list(row.links) or list(row.mention.types) or ["-"]
         for label in types:

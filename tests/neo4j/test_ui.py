@@ -82,9 +82,10 @@ def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_setting
         link = page.locator("#browser-link a").get_attribute("href")
         assert link is not None and link.startswith(test_settings.browser_url + "?cmd=edit&arg=")
         assert "Developmental and epileptic" in page.locator("#document").inner_text()
-        # Chromium does not draw sandboxed iframes out of view: show the path graph, then take the picture.
-        page.locator("#path-graph").scroll_into_view_if_needed()
-        page.wait_for_timeout(1500)
+        # Chromium does not draw sandboxed iframes out of view: show each graph once, then take the picture.
+        for panel in ("#plan-graph", "#path-graph"):
+            page.locator(panel).scroll_into_view_if_needed()
+            page.wait_for_timeout(1500)
         page.screenshot(path=str(artifacts_dir / "ui.png"), full_page=True)
         body = page.locator("body").inner_text()
         assert not any(word in body for word in TRACEBACK_WORDS)
