@@ -5,6 +5,8 @@ schema determines:
 - a hop names a relation that does not join its two (known) end types -> the relation that does;
 - the same anchor is listed twice (e.g. once per match mode) -> merged;
 - after merging, a hop joins a variable to itself, or repeats a pair of variables -> dropped;
+- the target is in no hop while one variable that is neither an anchor nor the target is (the planner named
+  the answer twice, e.g. `t` and `gene`) -> that variable renamed to the target, unless its stated type differs;
 - an anchor no hop mentions -> joined to the target directly, when the schema has a relation for that pair.
 Anything else is left to `grasp.plan.validate` and the retry loop.
 """
@@ -65,6 +67,7 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
         if note:
             notes.append(note)
         hops.append(hop)
+    hops = _rename_dangling_target(hops, {anchor.var for anchor in kept}, plan, types, counts, notes)
     joined = {var for hop in hops for var in (hop.source, hop.target)}
     for anchor in kept:
         if anchor.var in joined or anchor.var == plan.target.var:
@@ -78,3 +81,28 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
     if not notes:
         return plan, []
     return plan.model_copy(update={"anchors": tuple(kept), "hops": tuple(hops)}), notes
+
+
+def _rename_dangling_target(hops: list[Hop], anchors: set[str], plan: Plan, types: dict[str, str],
+                            counts: dict[tuple[str, str, str], int], notes: list[str]) -> list[Hop]:
+    target = plan.target
+    mentioned = {var for hop in hops for var in (hop.source, hop.target)}
+    others = mentioned - anchors - {target.var}
+    if target.var in mentioned or len(others) != 1:
+        return hops
+    (dangling,) = others
+    stated = {hop.source_type for hop in hops if hop.source == dangling} | {
+        hop.target_type for hop in hops if hop.target == dangling}
+    if stated - {None, target.type}:
+        return hops  # it says it is something else: not the answer under another name
+    notes.append(f"variable {dangling} stands where the target {target.var} ({target.type}) belongs, which no hop "
+                 f"mentioned; renamed to {target.var}")
+    renamed = []
+    for hop in hops:
+        hop = hop.model_copy(update={"source": target.var if hop.source == dangling else hop.source,
+                                     "target": target.var if hop.target == dangling else hop.target})
+        hop, note = _fix_relation(hop, types, counts)
+        if note:
+            notes.append(note)
+        renamed.append(hop)
+    return renamed

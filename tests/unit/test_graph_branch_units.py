@@ -203,3 +203,24 @@ def test_repairs_drop_self_loops_and_join_hopless_anchors_to_the_target() -> Non
     assert notes[1] == "hop a1-a1 (IS_A) joins a variable to itself; dropped"
     assert notes[2:] == ["anchor a1 had no hop; joined to t by HAS_PHENOTYPE",
                          "anchor a3 had no hop; joined to t by ASSOCIATED_WITH"]
+
+
+def test_repairs_rename_a_dangling_variable_that_stands_for_the_target() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.graph_branch.plan_repair import repair_plan
+
+    written = Plan.model_validate({
+        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Epileptic spasm"}],
+        "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "gene"}],
+        "target": {"var": "t", "type": "Gene"}})
+    repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
+    assert [(h.source, h.relation, h.target) for h in repaired.hops] == [("a1", "ASSOCIATED_WITH", "t")]
+    assert notes == ["variable gene stands where the target t (Gene) belongs, which no hop mentioned; renamed to t",
+                     "hop a1-t: HAS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH"]
+    # a variable stated to be of another type is an intermediate, not the answer: left for validation to refuse
+    typed = written.model_copy(update={"hops": (written.hops[0].model_copy(update={"target_type": "Disease"}),)})
+    kept, kept_notes = repair_plan(typed, HPO_CONTEXT.pattern_counts)
+    assert kept.hops == typed.hops and kept_notes == []
+    # two candidates: ambiguous, nothing renamed
+    two = written.model_copy(update={"hops": (*written.hops, written.hops[0].model_copy(update={"target": "d"}))})
+    assert all(h.target != "t" for h in repair_plan(two, HPO_CONTEXT.pattern_counts)[0].hops)
