@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -18,6 +20,9 @@ from grasp_agent.evaluation.questions import Question, read_questions
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.factory import make_llm
 
+if TYPE_CHECKING:
+    from grasp_agent.training.fit import LabelledQuery  # imports the pipeline; kept off the CLI's start-up
+
 app = typer.Typer(help="Benchmarks: each prints its numbers and the machine-independent settings used.",
                   no_args_is_help=True)
 
@@ -29,6 +34,15 @@ def _questions(path: Path | None, count: int, seed: int, subset: list[str] | Non
     from grasp_agent.skb.hpo import HpoSource
 
     return generate_hpo_questions(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
+
+
+def query_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> Sequence[LabelledQuery]:
+    """Queries with answers and splits: any query file `grasp eval` reads, or generated HPO questions."""
+    if path is not None:
+        from grasp_agent.evaluation.query_sets import read_queries
+
+        return read_queries(path)
+    return _questions(None, count, seed, subset)
 
 
 @app.command()
@@ -102,7 +116,7 @@ def text(
     from grasp_agent.text_branch.from_database import open_text_branch
 
     settings = load_settings()
-    texts = [question.text for question in _questions(questions, count, seed, None)]
+    texts = [question.text for question in query_set(questions, count, seed, None)][:count]
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, make_embedder(settings), schema, progress=True)

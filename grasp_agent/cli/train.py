@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from grasp_agent.cli._common import console, friendly_errors, load_settings
-from grasp_agent.cli.bench import _questions
+from grasp_agent.cli.bench import query_set
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
@@ -20,8 +20,8 @@ from grasp_agent.text_branch.from_database import field_weights_directory, open_
 app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split).",
                   no_args_is_help=True)
 
-QUESTIONS = typer.Option(None, "--questions", help="A question JSONL file (with splits) instead of generated HPO "
-                         "questions.")
+QUESTIONS = typer.Option(None, "--questions", help="A query file with splits (JSONL, e.g. from `grasp bench "
+                         "build-hpo`, or STaRK's QA CSV) instead of generated HPO questions.")
 COUNT = typer.Option(500, "--count", min=1, help="Generated HPO questions (all splits) when no file is given.")
 SEED = typer.Option(0, "--seed", help="Seed of the generated HPO question set.")
 SUBSET = typer.Option(None, "--subset", help="Generate questions from this HPO slice (as loaded).")
@@ -50,7 +50,7 @@ def weights(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED,
 
     settings = load_settings()
     embedder = make_embedder(settings)
-    question_set = _questions(questions, count, seed, subset)
+    question_set = query_set(questions, count, seed, subset)
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, embedder, schema, progress=True)
@@ -73,7 +73,7 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split
 
     settings = load_settings()
-    valid = of_split(_questions(questions, count, seed, subset), "valid")
+    valid = of_split(query_set(questions, count, seed, subset), "valid")
     if not valid:
         raise GraspError("the question set has no valid split to fit on")
     llm = None if heuristic else make_llm(settings)

@@ -15,6 +15,7 @@ from statistics import median
 import numpy as np
 from neo4j import Driver
 
+from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.retriever import TextBranch
 
@@ -64,16 +65,17 @@ def neo4j_document_top(driver: Driver, database: str, schema: SkbSchema, vector:
 def run_text_bench(branch: TextBranch, driver: Driver, database: str, schema: SkbSchema, questions: Sequence[str],
                    k: int = 100, repeats: int = 3) -> TextBenchReport:
     embedder = branch.embedder
+    encoder = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder  # time the model, not the cache
     vectors = {question: np.asarray(embedder.embed_query(question), dtype=np.float32) for question in questions}
     dense = branch.dense
     assert dense is not None
     methods: dict[str, Callable[[str], object]] = {
-        "query embedding": lambda q: embedder.embed_texts([q + " "]),  # a new text: the cache cannot answer
+        "query embedding (uncached)": lambda q: encoder.embed_texts([q]),
         "document top-k, matrix": lambda q: dense.search_document(vectors[q], k, relative=False),
         "document top-k, Neo4j vector indexes": lambda q: neo4j_document_top(driver, database, schema, vectors[q], k),
         "all dense fields, matrix": lambda q: dense.search(vectors[q], k),
         "BM25 document": lambda q: branch.bm25(q, k),
-        "mFAR text branch (all keys)": lambda q: branch.search(q, k),
+        "mFAR text branch, all keys (query vector cached)": lambda q: branch.search(q, k),
     }
     timed = [TimedMethod(name, median(times), float(np.percentile(times, 90)))
              for name, run in methods.items() for times in [_timed(run, questions, repeats)]]

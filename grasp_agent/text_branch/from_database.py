@@ -8,6 +8,7 @@ one per node per relation would cost more than the whole load for little gain.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,10 +24,12 @@ from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_index
 from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
 from grasp_agent.text_branch.field_reader import read_node_fields
-from grasp_agent.text_branch.field_weights import open_field_weights
+from grasp_agent.text_branch.field_weights import MANIFEST, FieldWeightModel, open_field_weights
 from grasp_agent.text_branch.fields import NAME_FIELD, FieldCorpus, NodeFields, TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey
 from grasp_agent.text_branch.retriever import TextBranch
+
+logger = logging.getLogger(__name__)
 
 
 def dense_field_names(schema: SkbSchema) -> list[str]:
@@ -37,8 +40,32 @@ def dense_field_names(schema: SkbSchema) -> list[str]:
     return names
 
 
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+
 def field_weights_directory(settings: Settings, skb_name: str, model_id: str) -> Path:
     return settings.field_weights_dir or settings.grasp_dir / "field_weights" / skb_name / model_folder(model_id)
+
+
+def pretrained_weights_directory(skb_name: str, model_id: str) -> Path:
+    """Weights shipped with the package for a demo SKB and the default embedder (see pretrained/README.md)."""
+    return PRETRAINED_DIR / skb_name / model_folder(model_id)
+
+
+def open_weights(settings: Settings, skb_name: str, keys: Sequence[FieldKey],
+                 embedder: GraspEmbedder) -> FieldWeightModel:
+    """Trained weights in `field_weights_directory` (an error if stale); else, unless GRASP_FIELD_WEIGHTS_DIR
+    names a folder (then exactly what it holds counts), the packaged ones for this SKB and embedder when they
+    fit these keys; else uniform weights."""
+    trained = field_weights_directory(settings, skb_name, embedder.model_id)
+    packaged = pretrained_weights_directory(skb_name, embedder.model_id)
+    use_packaged = settings.field_weights_dir is None and (packaged / MANIFEST).is_file()
+    if not (trained / MANIFEST).is_file() and use_packaged:
+        try:
+            return FieldWeightModel.load(packaged, keys, embedder.model_id)
+        except TextBranchError as error:  # a different schema under the same name: not ours to refuse
+            logger.warning("packaged field weights do not fit this SKB (%s); using uniform weights", error)
+    return open_field_weights(trained, keys, embedder.dimension, embedder.model_id)
 
 
 def completed_load(driver: Driver, database: str, skb_name: str) -> LoadState:
@@ -83,6 +110,4 @@ def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder
     dense = open_dense_index(default_dense_root(settings), schema.name, fingerprint, corpus, embedder,
                              fields=dense_field_names(schema), include_document=True, progress=progress)
     keys: list[FieldKey] = [(name, "bm25") for name in lexical.fields] + [(name, "dense") for name in dense.fields]
-    weights = open_field_weights(field_weights_directory(settings, schema.name, embedder.model_id), keys,
-                                 embedder.dimension, embedder.model_id)
-    return TextBranch(lexical, dense, weights, embedder)
+    return TextBranch(lexical, dense, open_weights(settings, schema.name, keys, embedder), embedder)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from tqdm import tqdm
 
-from grasp_agent.evaluation.questions import Question
 from grasp_agent.fusion.fitting import DynamicFit, FusionExample, StaticFit, fit_dynamic, fit_static
 from grasp_agent.graph_branch.plan import Risk
 from grasp_agent.pipeline.options import PlannerName
@@ -20,13 +20,28 @@ from grasp_agent.text_branch.fields import TextBranchError
 from grasp_agent.text_branch.retriever import TextBranch
 
 RISK_GRID = (0.5, 0.75, 1.0, 1.25, 1.5)
+SPLIT_NAMES = {"valid": ("valid", "val"), "val": ("valid", "val")}  # grasp says valid, STaRK says val
 
 
-def of_split(questions: Sequence[Question], split: str) -> list[Question]:
-    return [question for question in questions if question.split == split]
+class LabelledQuery(Protocol):
+    """A question with its answers and split: a grasp `Question` or an evaluation `EvalQuery`."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def answer_ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def split(self) -> str | None: ...
 
 
-def train_weights(text_branch: TextBranch, questions: Sequence[Question],
+def of_split(questions: Sequence[LabelledQuery], split: str) -> list[LabelledQuery]:
+    names = SPLIT_NAMES.get(split, (split,))
+    return [question for question in questions if question.split in names]
+
+
+def train_weights(text_branch: TextBranch, questions: Sequence[LabelledQuery],
                   config: TrainConfig | None = None) -> tuple[FieldWeightModel, TrainReport]:
     """Field weights trained on the train split with early stopping on the valid split."""
     train, valid = of_split(questions, "train"), of_split(questions, "valid")
@@ -47,7 +62,7 @@ class FusionFits:
     graph_empty: int  # validation questions where the graph branch ranked nothing (text-only for any weight)
 
 
-def fusion_examples(parts: PipelineParts, questions: Sequence[Question], planner: PlannerName | None = None,
+def fusion_examples(parts: PipelineParts, questions: Sequence[LabelledQuery], planner: PlannerName | None = None,
                     progress: bool = False) -> list[FusionExample]:
     """Both branches' rankings of each question, with the plan's n_cand and risk (defaults without a plan)."""
     if parts.text_branch is None:
