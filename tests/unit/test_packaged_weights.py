@@ -1,0 +1,40 @@
+"""Which field weights a text branch gets: trained here, else packaged for the SKB + embedder, else uniform."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.from_database import open_weights, pretrained_weights_directory
+
+
+def packaged_keys(embedder: GraspEmbedder) -> list[tuple[str, str]]:
+    manifest = json.loads((pretrained_weights_directory("hpo", embedder.model_id) / "manifest.json").read_text())
+    return [(name, scorer) for name, scorer in manifest["keys"]]
+
+
+def test_the_packaged_hpo_weights_serve_when_none_were_trained(embedder: GraspEmbedder, tmp_path: Path) -> None:
+    keys = packaged_keys(embedder)
+    settings = Settings(project_root=tmp_path)  # nothing trained under tmp_path/.grasp
+    model = open_weights(settings, "hpo", keys, embedder)
+    query = np.asarray(embedder.embed_query("Which diseases present with epileptic spasms?"))
+    weights = model.weights(query)
+    assert len(set(np.round(list(weights.values()), 6))) > 1  # trained: not the uniform 1/K everywhere
+    # an explicit folder means exactly what it holds: empty, so uniform
+    explicit = open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "mine"}), "hpo", keys,
+                            embedder)
+    assert set(np.round(list(explicit.weights(query).values()), 9)) == {round(1 / len(keys), 9)}
+    # another schema that happens to be called hpo gets uniform weights, not an error
+    other = open_weights(settings, "hpo", keys[:3], embedder)
+    assert other.keys == tuple(keys[:3])
+    # weights trained here win, and stale ones are an error rather than silently replaced
+    model.save(tmp_path / "trained")
+    with pytest.raises(TextBranchError, match="was trained for"):
+        open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "trained"}), "hpo", keys[:3],
+                     embedder)
