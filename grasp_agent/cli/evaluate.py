@@ -42,7 +42,7 @@ def evaluate(
     with Grasp.from_config(settings, progress=True) as grasp:
         text_branch = grasp.parts.text_branch
         if text_branch is not None:
-            absent = missing_answers(query_set, lambda ids: {str(i) for i in text_branch.labels_of(ids)})
+            absent = missing_answers(query_set, text_branch.node_ids)
             if absent and (len(absent) == len(query_set) or not allow_missing):
                 example = ", ".join(f"{q.id} -> {list(q.answer_ids)[:3]}" for q in absent[:3])
                 raise GraspError(

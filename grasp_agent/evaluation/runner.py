@@ -15,7 +15,7 @@ its ranking is empty: it is scored as a miss, never dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -66,9 +66,9 @@ def check_systems(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def missing_answers(queries: Sequence[EvalQuery], known: Callable[[Sequence[str]], set[str]]) -> list[EvalQuery]:
-    """Queries none of whose answer ids is a node of the loaded SKB (`known` maps ids to the present ones)."""
-    present = known([answer for query in queries for answer in query.answer_ids])
+def missing_answers(queries: Sequence[EvalQuery], node_ids: Iterable[NodeId]) -> list[EvalQuery]:
+    """Queries none of whose answer ids is a node of the loaded SKB (ids compare as text: STaRK's are ints)."""
+    present = {str(node_id) for node_id in node_ids}
     return [query for query in queries if not present.intersection(query.answer_ids)]
 
 

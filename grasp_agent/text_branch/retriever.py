@@ -58,6 +58,11 @@ class TextBranch:
     def keys(self) -> tuple[FieldKey, ...]:
         return self._weights.keys
 
+    @property
+    def node_ids(self) -> tuple[NodeId, ...]:
+        """Every node the indexes hold."""
+        return self._lexical.ids
+
     def labels_of(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
         """Node type of each id the indexes hold (what the reranker's document lookup needs)."""
         return self._lexical.labels_of(ids)

@@ -8,14 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j import Driver
 
 from grasp_agent.api import Grasp
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
 from grasp_agent.evaluation.query_sets import read_queries
 from grasp_agent.evaluation.questions import write_questions
 from grasp_agent.evaluation.report import build_report
 from grasp_agent.evaluation.runner import SYSTEMS, run_systems
-from tests.conftest import TEST_INSTANCE_ENV, cli_env
+from grasp_agent.skb.loader import LoadOptions, load_skb
+from grasp_agent.skb.stark import StarkSource
+from tests.conftest import TEST_INSTANCE_ENV, cli_env, reset_database
+from tests.neo4j.test_skb_load import FIXTURES
 from tests.neo4j.test_stack import GRASP
 
 pytestmark = pytest.mark.neo4j
@@ -61,13 +67,20 @@ def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline
 
 
 @pytest.mark.skipif(not STARK_PRIME.is_dir(), reason="STaRK QA files are not in ../shared/data/stark")
-def test_stark_queries_for_an_absent_skb_are_refused_clearly(hpo_slice: Any, pipeline_settings: Any,
-                                                            tmp_path: Path) -> None:
+def test_stark_human_queries_run_against_a_stark_format_skb_and_report_missing_nodes(
+        driver: Driver, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder,
+        tmp_path: Path) -> None:
+    """The STaRK path end to end: the prime fixture loaded by the STaRK loader (integer ids, as STaRK's QA
+    files use), then `grasp eval` on STaRK's human-generated Prime QA CSV. Runs last here: it replaces the slice."""
+    reset_database(driver)
+    load_skb(driver, test_settings.neo4j_database, StarkSource(FIXTURES / "stark" / "prime", "prime"), embedder,
+             LoadOptions(progress=False))
+    human = STARK_PRIME / "stark_qa" / "stark_qa_human_generated_eval.csv"
     env = {**TEST_INSTANCE_ENV, "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
            "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir)}
-    done = subprocess.run([GRASP, "eval", "--queries", str(STARK_PRIME / "stark_qa" / "stark_qa.csv"),
-                           "--split", "test", "--limit", "20", "--out", str(tmp_path)],
+    done = subprocess.run([GRASP, "eval", "--queries", str(human), "--out", str(tmp_path)],
                           env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 1
-    assert "20 of 20 queries have no answer node in the loaded SKB 'hpo'" in " ".join(done.stderr.split())
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    message = " ".join(done.stderr.split())
+    queries = len(read_queries(human))
+    assert f"{queries} of {queries} queries have no answer node in the loaded SKB 'stark_prime'" in message

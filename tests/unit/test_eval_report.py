@@ -64,5 +64,7 @@ def test_systems_and_missing_answers_are_checked() -> None:
     assert check_systems(["grasp", "bm25", "grasp"]) == ["grasp", "bm25"]
     with pytest.raises(EvaluationError, match="unknown: \\['bm26'\\]"):
         check_systems(["bm26"])
-    absent = missing_answers(QUERIES, lambda ids: {"x", "z"})
+    absent = missing_answers(QUERIES, ["x", "z", 7])
     assert [query.id for query in absent] == ["q3"]
+    stark = EvalQuery(id="s1", text="s", answer_ids=("7",))  # STaRK ids are ints in the database
+    assert missing_answers([stark], ["x", 7]) == []
