@@ -82,10 +82,12 @@ def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_setting
         link = page.locator("#browser-link a").get_attribute("href")
         assert link is not None and link.startswith(test_settings.browser_url + "?cmd=edit&arg=")
         assert "Developmental and epileptic" in page.locator("#document").inner_text()
-        # Chromium does not draw sandboxed iframes out of view: show each graph once, then take the picture.
-        for panel in ("#plan-graph", "#path-graph"):
-            page.locator(panel).scroll_into_view_if_needed()
-            page.wait_for_timeout(1500)
+        # Chromium paints no sandboxed iframe outside the viewport, so a full-page picture would show the graphs
+        # blank: make the viewport as tall as the page, let vis-network fit, then take the picture.
+        height = int(page.evaluate("document.documentElement.scrollHeight"))
+        page.set_viewport_size({"width": page.viewport_size["width"] if page.viewport_size else 1500,
+                                "height": height})
+        page.wait_for_timeout(2000)
         page.screenshot(path=str(artifacts_dir / "ui.png"), full_page=True)
         body = page.locator("body").inner_text()
         assert not any(word in body for word in TRACEBACK_WORDS)
