@@ -62,8 +62,9 @@ class Grasp:
         `overrides` replace settings fields, e.g. `Grasp.from_config(llm="none", reranker="none")`.
         """
         settings = settings or Settings()
-        if overrides:  # validated like any other value
-            settings = Settings.model_validate({**settings.model_dump(), **overrides})
+        if overrides:  # validated like any other value; only what was set explicitly is carried over
+            explicit = {name: getattr(settings, name) for name in settings.model_fields_set}
+            settings = Settings.model_validate({**explicit, **overrides})
         driver = open_driver(settings)
         llm = None
         try:

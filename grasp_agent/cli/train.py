@@ -67,27 +67,40 @@ def weights(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED,
 @friendly_errors
 def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
            heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is set."),
+           rerank: bool = typer.Option(True, "--rerank/--no-rerank",
+                                       help="Also fit the reranker's weight in the last RRF (runs the reranker)."),
            ) -> None:
-    """Fit the static graph weight and the dynamic tables on the valid split; save the tables as JSON."""
+    """Fit on the valid split: the static graph weight, the dynamic tables and the reranker's weight; save them
+    as one JSON file that searches read (explicit GRASP_FUSION_GRAPH_WEIGHT / GRASP_RERANK_WEIGHT still win)."""
+    from dataclasses import replace
+
+    from grasp_agent.fusion.fitting import fit_rerank_weight
+    from grasp_agent.pipeline.options import PlannerName
     from grasp_agent.pipeline.parts import assemble_parts, fusion_tables_path
-    from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split
+    from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
 
     settings = load_settings()
     valid = of_split(query_set(questions, count, seed, subset), "valid")
     if not valid:
         raise GraspError("the question set has no valid split to fit on")
+    planner: PlannerName | None = "heuristic" if heuristic else None
     llm = None if heuristic else make_llm(settings)
+    rerank_choice = None
     try:
         with open_driver(settings) as driver:
             parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
-            examples = fusion_examples(parts, valid, "heuristic" if heuristic else None, progress=True)
+            fits = fit_fusion(fusion_examples(parts, valid, planner, progress=True), settings.fusion_k)
+            tables = fits.dynamic.tables.model_copy(update={"static_graph_weight": fits.static.graph_weight})
+            if rerank and parts.reranker is not None:
+                examples = rerank_examples(replace(parts, fusion_tables=tables), valid, planner, progress=True)
+                rerank_choice = fit_rerank_weight(examples, k=settings.rerank_rrf_k)
+                tables = tables.model_copy(update={"rerank_weight": rerank_choice.value})
     finally:
         if llm is not None:
             llm.close()
-    fits = fit_fusion(examples, settings.fusion_k)
     path = fusion_tables_path(settings, parts.schema.name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fits.dynamic.tables.save(path)
+    tables.save(path)
     table = Table("policy", "graph weight", "MRR", "Hit@1", "Hit@5", "R@20",
                   title=f"Fusion fitted on {fits.examples} valid questions ({fits.graph_empty} with no graph ranking)")
     for name, weight, quality in (("static", f"{fits.static.graph_weight:g}", fits.static.quality),
@@ -95,6 +108,12 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         table.add_row(name, weight, f"{quality.mrr:.3f}", f"{quality.hit_at_1:.3f}", f"{quality.hit_at_5:.3f}",
                       f"{quality.recall_at_20:.3f}")
     console.print(table)
-    console.print(f"dynamic tables saved to {path}: w_bucket {list(fits.dynamic.tables.w_bucket)}, "
-                  f"m_risk {dict(fits.dynamic.tables.m_risk)}", highlight=False)
-    console.print(f"to use the static weight: GRASP_FUSION_GRAPH_WEIGHT={fits.static.graph_weight:g}", highlight=False)
+    if rerank_choice is not None:
+        curve = dict(rerank_choice.curve)
+        console.print(f"reranker weight {rerank_choice.value:g} (valid MRR {rerank_choice.score:.3f}; without the "
+                      f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
+                      highlight=False)
+    console.print(f"saved to {path}: static graph weight {fits.static.graph_weight:g}, w_bucket "
+                  f"{list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
+                  + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
+                  highlight=False)

@@ -23,7 +23,7 @@ from statistics import fmean
 
 from grasp_agent.evaluation.metrics import RankingQuality, ranking_quality, reciprocal_rank
 from grasp_agent.fusion.policies import dynamic_fusion, static_fusion
-from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k
+from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k, rerank_fusion
 from grasp_agent.fusion.tables import DynamicFusionTables, bucket_of
 from grasp_agent.graph_branch.plan import Risk
 
@@ -167,5 +167,27 @@ def fit_dynamic(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAU
     return DynamicFit(tables, buckets, risks, fmean(metric(ids, gold) for ids, gold in runs), ranking_quality(runs))
 
 
-__all__ = ["DEFAULT_GRID", "DynamicFit", "FusionExample", "GridChoice", "Metric", "StaticFit",
-           "fit_dynamic", "fit_static"]
+@dataclass(frozen=True)
+class RerankExample:
+    """One validation query after reranking: the reranker's order of the fused head, the fused order, gold."""
+
+    reranker: Sequence[Hashable]
+    fused: Sequence[Hashable]
+    gold: AbstractSet[Hashable]
+
+
+def fit_rerank_weight(examples: Sequence[RerankExample], grid: Sequence[float] = DEFAULT_GRID, k: float = RRF_K,
+                      metric: Metric = reciprocal_rank) -> GridChoice:
+    """The reranker's weight w in the last RRF (reranker order w, fused order 1 - w) with the best mean metric;
+    ties keep the smaller w, i.e. trust the fused order."""
+    if not examples:
+        raise FusionError("fit_rerank_weight needs at least one validation example; got none")
+    check_k(k)
+    weights = _check_grid("rerank weight grid", grid, 1.0)
+    return _choose(weights, lambda w: fmean(
+        metric([item.id for item in rerank_fusion(ex.reranker, ex.fused, w, k)], set(ex.gold)) for ex in examples),
+        len(examples))
+
+
+__all__ = ["DEFAULT_GRID", "DynamicFit", "FusionExample", "GridChoice", "Metric", "RerankExample",
+           "StaticFit", "fit_dynamic", "fit_rerank_weight", "fit_static"]

@@ -69,6 +69,9 @@ class DynamicFusionTables(BaseModel):
                                     description="Multiplier of the graph weight per plan risk")
     k: float = Field(default=RRF_K, gt=0.0, description="RRF constant")
     fitted_on: int = Field(default=0, ge=0, description="Validation queries the tables were fitted on; 0: priors")
+    # Fitted on the same validation queries by `grasp train fusion`; None: use the settings' values.
+    static_graph_weight: UnitWeight | None = Field(default=None, description="Static fusion's graph weight")
+    rerank_weight: UnitWeight | None = Field(default=None, description="The reranker's weight in the last RRF")
 
     def graph_weight(self, n_cand: int, risk: Risk) -> float:
         # The product can exceed 1 when a multiplier does (a fitted low-risk boost); weights stay in [0, 1].

@@ -119,7 +119,7 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
     mode = state["options"].fusion or settings.fusion
     if mode == "dynamic" and planning is not None and planning.plan is not None:
         return dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
-    return static_fusion(graph_ids, text_ids, settings.fusion_graph_weight, settings.fusion_k)
+    return static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
 
 
 def rerank_node(parts: PipelineParts) -> PipelineNode:
@@ -156,7 +156,7 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
     try:
         head = [(node_id, documents[node_id].text) for node_id in fused_ids[:depth] if node_id in documents]
         order = rerank(state["question"], head, reranker, depth)
-        items = rerank_fusion(order, fused_ids, settings.rerank_weight, settings.rerank_rrf_k)
+        items = rerank_fusion(order, fused_ids, parts.rerank_weight, settings.rerank_rrf_k)
     except Exception as error:  # a reranker failure must not cost the answer
         logger.warning("reranker failed", exc_info=True)
         notes.append(f"reranker {reranker.model_id} failed: {describe(error)}; fused order kept")

@@ -40,6 +40,23 @@ class PipelineParts:
     def schema(self) -> SkbSchema:
         return self.graph_branches["heuristic"].context.schema
 
+    @property
+    def static_graph_weight(self) -> float:
+        """GRASP_FUSION_GRAPH_WEIGHT when set explicitly, else the value fitted by `grasp train fusion`, else
+        the settings' default."""
+        fitted = self.fusion_tables.static_graph_weight
+        if fitted is None or "fusion_graph_weight" in self.settings.model_fields_set:
+            return self.settings.fusion_graph_weight
+        return fitted
+
+    @property
+    def rerank_weight(self) -> float:
+        """GRASP_RERANK_WEIGHT when set explicitly, else the fitted value, else the settings' default."""
+        fitted = self.fusion_tables.rerank_weight
+        if fitted is None or "rerank_weight" in self.settings.model_fields_set:
+            return self.settings.rerank_weight
+        return fitted
+
     def graph_branch(self, planner: PlannerName | None) -> GraphBranch:
         """The branch of the asked planner; the default is the LLM planner when one is configured."""
         if planner is None:

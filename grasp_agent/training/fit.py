@@ -11,9 +11,9 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from grasp_agent.fusion.fitting import DynamicFit, FusionExample, StaticFit, fit_dynamic, fit_static
+from grasp_agent.fusion.fitting import DynamicFit, FusionExample, RerankExample, StaticFit, fit_dynamic, fit_static
 from grasp_agent.graph_branch.plan import Risk
-from grasp_agent.pipeline.options import PlannerName
+from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.text_branch.field_weights import FieldWeightModel, TrainConfig, TrainReport, train_field_weights
 from grasp_agent.text_branch.fields import TextBranchError
@@ -82,3 +82,22 @@ def fit_fusion(examples: Sequence[FusionExample], k: float) -> FusionFits:
     """The static graph weight (at RRF k = `k`) and the dynamic tables (bucket weights, risk multipliers)."""
     return FusionFits(fit_static(examples, k=k), fit_dynamic(examples, risk_grid=RISK_GRID), len(examples),
                       sum(1 for example in examples if not example.graph))
+
+
+def rerank_examples(parts: PipelineParts, questions: Sequence[LabelledQuery], planner: PlannerName | None = None,
+                    progress: bool = False) -> list[RerankExample]:
+    """Each question through the whole pipeline with reranking on: the reranker's order of the fused head and
+    the fused order (under `parts`' fusion settings), for fitting the last RRF's weight."""
+    from grasp_agent.api import Grasp  # the pipeline imports training's callers' modules; import when used
+
+    if parts.reranker is None:
+        raise TextBranchError("fitting the reranker weight needs a reranker; GRASP_RERANKER is 'none'")
+    grasp = Grasp(parts)
+    options = SearchOptions(k=100, rerank=True, planner=planner, with_cypher=False)
+    examples = []
+    for question in tqdm(questions, desc="rerank examples", unit="question", disable=not progress):
+        state = grasp.run(question.text, options)
+        final, fusion = state.get("final"), state.get("fusion")
+        if final is not None and fusion is not None and final.reranked:
+            examples.append(RerankExample(final.rerank_order, fusion.ids, set(question.answer_ids)))
+    return examples

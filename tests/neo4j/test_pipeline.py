@@ -210,6 +210,14 @@ def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
     result = Grasp(parts).search(SPASM_AND_NSF, fusion="dynamic", rerank=False)
     bucket_weight = fits.dynamic.tables.graph_weight(result.plan["n_cand"], result.plan["risk"])  # type: ignore[index]
     assert result.fusion["graph_weight"] == pytest.approx(bucket_weight)
+    # fitted static and reranker weights apply unless the settings name their own
+    fitted.fusion_tables.write_text(fits.dynamic.tables.model_copy(  # type: ignore[union-attr]
+        update={"static_graph_weight": 0.8, "rerank_weight": 0.1}).to_json())
+    with_fitted = assemble_parts(driver, fitted, embedder)
+    assert (with_fitted.static_graph_weight, with_fitted.rerank_weight) == (0.8, 0.1)
+    assert Grasp(with_fitted).search(SPASM_AND_NSF, fusion="static", rerank=False).fusion["graph_weight"] == 0.8
+    explicit = assemble_parts(driver, fitted.model_copy(update={"fusion_graph_weight": 0.3}), embedder)
+    assert (explicit.static_graph_weight, explicit.rerank_weight) == (0.3, 0.1)
 
 
 def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_bounds(
