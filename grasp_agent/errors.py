@@ -49,3 +49,14 @@ class SourceFormatError(GraspError):
 
 class EmbeddingError(GraspError):
     """An embedding model could not be loaded or did not answer."""
+
+
+class DataFileError(GraspError):
+    """A data file (questions, queries, tables) is missing or has a malformed line; names the file and line."""
+
+    def __init__(self, path: object, line: int | None, message: str, errors: list[str] | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.line = line
+        self.errors = errors or []

@@ -37,7 +37,7 @@ from grasp_agent.evaluation.hpo_index import (
     shuffled,
     split_by_hash,
 )
-from grasp_agent.evaluation.questions import GoldAnchor, QuestionGenerationError
+from grasp_agent.evaluation.questions import GoldAnchor, check_generation
 from grasp_agent.skb.hpo import HpoSource
 
 logger = logging.getLogger(__name__)
@@ -320,10 +320,7 @@ def build_hpo_benchmark(source: HpoSource, count: int, seed: int = 0,
     Raises:
         QuestionGenerationError: `count` is negative or `max_answers` is below 1.
     """
-    if count < 0:
-        raise QuestionGenerationError(f"count must be >= 0, got {count}")
-    if max_answers < 1:
-        raise QuestionGenerationError(f"max_answers must be >= 1, got {max_answers}")
+    check_generation(count, max_answers)
     started = time.perf_counter()
     index = HpoIndex.read(source) if count else HpoIndex()
     described = descriptions(index)

@@ -26,7 +26,7 @@ from grasp_agent.evaluation.hpo_index import (
     shuffled,
     split_by_hash,
 )
-from grasp_agent.evaluation.questions import GoldAnchor, Question, QuestionGenerationError, Split
+from grasp_agent.evaluation.questions import GoldAnchor, Question, Split, check_generation
 from grasp_agent.skb.hpo import HpoSource
 
 logger = logging.getLogger(__name__)
@@ -146,10 +146,7 @@ def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_ans
     Raises:
         QuestionGenerationError: `count` is negative or `max_answers` is below 1.
     """
-    if count < 0:
-        raise QuestionGenerationError(f"count must be >= 0, got {count}")
-    if max_answers < 1:
-        raise QuestionGenerationError(f"max_answers must be >= 1, got {max_answers}")
+    check_generation(count, max_answers)
     started = time.perf_counter()
     index = HpoIndex.read(source) if count else HpoIndex()  # nothing to read for no questions
     logger.info("HPO question index: %d nodes, %d anchor candidates in %.1f s",

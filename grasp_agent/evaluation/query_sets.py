@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from grasp_agent.errors import GraspError
+from grasp_agent.errors import DataFileError
 from grasp_agent.evaluation.questions import Question
 
 STARK_SPLITS = ("train", "val", "test")
@@ -31,15 +31,8 @@ JSONL_SUFFIXES = (".jsonl", ".json")
 M = TypeVar("M", bound=BaseModel)
 
 
-class QueryFileError(GraspError):
+class QueryFileError(DataFileError):
     """A query file is missing or malformed; the message names the file and line."""
-
-    def __init__(self, path: object, line: int | None, message: str, errors: list[str] | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: {message}")
-        self.path = path
-        self.line = line
-        self.errors = errors or []
 
 
 class EvalQuery(BaseModel):

@@ -9,24 +9,25 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from grasp_agent.errors import GraspError
+from grasp_agent.errors import DataFileError, GraspError
 
 Split = Literal["train", "valid", "test"]
 
 
-class QuestionFileError(GraspError):
+class QuestionFileError(DataFileError):
     """A question file is missing or has a malformed line; the message names the file and line."""
-
-    def __init__(self, path: object, line: int | None, message: str, errors: list[str] | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: {message}")
-        self.path = path
-        self.line = line
-        self.errors = errors or []
 
 
 class QuestionGenerationError(GraspError):
     """A question generator was given an argument outside its allowed range."""
+
+
+def check_generation(count: int, max_answers: int) -> None:
+    """The arguments every question generator shares: how many, and the most answers a question may have."""
+    if count < 0:
+        raise QuestionGenerationError(f"count must be >= 0, got {count}")
+    if max_answers < 1:
+        raise QuestionGenerationError(f"max_answers must be >= 1, got {max_answers}")
 
 
 class GoldAnchor(BaseModel):
