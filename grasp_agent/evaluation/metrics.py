@@ -22,6 +22,12 @@ def reciprocal_rank(ranked: Sequence[Hashable], gold: set[Hashable]) -> float:
     return next((1.0 / rank for rank, item in enumerate(ranked, start=1) if item in gold), 0.0)
 
 
+def path_exact_match(paths: Sequence[Sequence[Hashable]], gold: set[Hashable]) -> float:
+    """For path outputs (AdaPath: ranked paths as node-id sequences from the topic entity): 1.0 when the first
+    path ends at a gold answer entity, else 0.0 (no path is a miss)."""
+    return 1.0 if paths and paths[0] and paths[0][-1] in gold else 0.0
+
+
 @dataclass(frozen=True)
 class RankingQuality:
     questions: int

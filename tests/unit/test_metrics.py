@@ -17,3 +17,12 @@ def test_quality_averages_over_questions_and_counts_empty_rankings_as_misses() -
     assert abs(quality.mrr - (1 + 0 + 1 / 6) / 3) < 1e-12
     assert quality.recall_at_20 == 2 / 3
     assert ranking_quality([]).questions == 0
+
+
+def test_path_exact_match_reads_the_answer_at_the_end_of_the_first_path() -> None:
+    from grasp_agent.evaluation.metrics import path_exact_match
+
+    paths = [("HP:0011097", "OMIM:619340"), ("HP:0011097", "OMIM:614558")]
+    assert path_exact_match(paths, {"OMIM:619340"}) == 1.0
+    assert path_exact_match(paths, {"OMIM:614558"}) == 0.0  # only the first path counts
+    assert path_exact_match([], {"OMIM:619340"}) == 0.0 and path_exact_match([()], {"x"}) == 0.0
