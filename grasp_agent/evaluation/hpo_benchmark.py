@@ -34,6 +34,8 @@ from grasp_agent.evaluation.hpo_index import (
     HpoIndex,
     keyword_drafts,
     name_words,
+    one_hop_drafts,
+    phenotype_gene_drafts,
     shuffled,
     split_by_hash,
 )
@@ -106,18 +108,15 @@ def _subtype_diseases(index: HpoIndex, phenotype: str) -> Iterator[set[str]]:
 
 
 def _phenotype_diseases(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
-    for phenotype in shuffled(index.usable(index.phenotype_diseases), rng):
-        yield Draft("phenotype_diseases", (phenotype,), frozenset(index.phenotype_diseases[phenotype]))
+    return one_hop_drafts(index, rng, "phenotype_diseases", index.phenotype_diseases)
 
 
 def _disease_genes(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
-    for disease in shuffled(index.usable(index.disease_genes), rng):
-        yield Draft("disease_genes", (disease,), frozenset(index.disease_genes[disease]))
+    return one_hop_drafts(index, rng, "disease_genes", index.disease_genes)
 
 
 def _gene_diseases(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
-    for gene in shuffled(index.usable(index.gene_diseases), rng):
-        yield Draft("gene_diseases", (gene,), frozenset(index.gene_diseases[gene]))
+    return one_hop_drafts(index, rng, "gene_diseases", index.gene_diseases)
 
 
 def _phenotype_diseases_named(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
@@ -125,13 +124,7 @@ def _phenotype_diseases_named(index: HpoIndex, rng: random.Random, limit: int) -
 
 
 def _phenotype_gene_diseases(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
-    for disease in shuffled(index.disease_genes, rng):
-        phenotypes = index.usable(index.disease_phenotypes.get(disease, NONE))
-        genes = index.usable(index.disease_genes[disease])
-        if phenotypes and genes:
-            phenotype, gene = rng.choice(phenotypes), rng.choice(genes)
-            answers = index.phenotype_diseases[phenotype] & index.gene_diseases[gene]
-            yield Draft("phenotype_gene_diseases", (phenotype, gene), frozenset(answers))
+    return phenotype_gene_drafts(index, rng, "phenotype_gene_diseases")
 
 
 def _subtype_diseases_of(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:

@@ -13,7 +13,7 @@ import hashlib
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from grasp_agent.skb.hpo import HpoSource
@@ -137,6 +137,24 @@ def name_keywords(name: str) -> dict[str, str]:
     return {word.lower(): word for word in _WORD.findall(name)
             if word.replace("-", "").isalpha() and len(word) >= _MIN_KEYWORD and not word.isupper()
             and word.lower() not in _GENERIC_WORDS}
+
+
+def one_hop_drafts(index: HpoIndex, rng: random.Random, template: str,
+                   answers_of: Mapping[str, Iterable[str]]) -> Iterator[Draft]:
+    """One draft per usable anchor of `answers_of` (anchor id -> answer ids), in an order drawn from `rng`."""
+    for anchor in shuffled(index.usable(answers_of), rng):
+        yield Draft(template, (anchor,), frozenset(answers_of[anchor]))
+
+
+def phenotype_gene_drafts(index: HpoIndex, rng: random.Random, template: str) -> Iterator[Draft]:
+    """Diseases presenting phenotype P and associated with gene G, both drawn from one disease."""
+    for disease in shuffled(index.disease_genes, rng):
+        phenotypes = index.usable(index.disease_phenotypes.get(disease, NONE))
+        genes = index.usable(index.disease_genes[disease])
+        if phenotypes and genes:
+            phenotype, gene = rng.choice(phenotypes), rng.choice(genes)
+            answers = index.phenotype_diseases[phenotype] & index.gene_diseases[gene]
+            yield Draft(template, (phenotype, gene), frozenset(answers))
 
 
 def keyword_drafts(index: HpoIndex, rng: random.Random, template: str) -> Iterator[Draft]:

@@ -23,6 +23,8 @@ from grasp_agent.evaluation.hpo_index import (
     Draft,
     HpoIndex,
     keyword_drafts,
+    one_hop_drafts,
+    phenotype_gene_drafts,
     shuffled,
     split_by_hash,
 )
@@ -58,13 +60,7 @@ TEMPLATES = tuple(PHRASINGS)
 
 # ---- templates: each yields drafts in a seeded random order, one try per shuffled start node ----------------
 def _phenotype_gene_disease(index: HpoIndex, rng: random.Random) -> Iterator[Draft]:
-    for disease in shuffled(index.disease_genes, rng):
-        phenotypes = index.usable(index.disease_phenotypes.get(disease, NONE))
-        genes = index.usable(index.disease_genes[disease])
-        if phenotypes and genes:
-            phenotype, gene = rng.choice(phenotypes), rng.choice(genes)
-            answers = index.phenotype_diseases[phenotype] & index.gene_diseases[gene]
-            yield Draft("phenotype_gene_disease", (phenotype, gene), frozenset(answers))
+    return phenotype_gene_drafts(index, rng, "phenotype_gene_disease")
 
 
 def _two_phenotypes_disease(index: HpoIndex, rng: random.Random) -> Iterator[Draft]:
@@ -78,13 +74,11 @@ def _two_phenotypes_disease(index: HpoIndex, rng: random.Random) -> Iterator[Dra
 
 
 def _disease_genes(index: HpoIndex, rng: random.Random) -> Iterator[Draft]:
-    for disease in shuffled(index.usable(index.disease_genes), rng):
-        yield Draft("disease_genes", (disease,), frozenset(index.disease_genes[disease]))
+    return one_hop_drafts(index, rng, "disease_genes", index.disease_genes)
 
 
 def _phenotype_genes(index: HpoIndex, rng: random.Random) -> Iterator[Draft]:
-    for phenotype in shuffled(index.usable(index.phenotype_genes), rng):
-        yield Draft("phenotype_genes", (phenotype,), frozenset(index.phenotype_genes[phenotype]))
+    return one_hop_drafts(index, rng, "phenotype_genes", index.phenotype_genes)
 
 
 def _phenotype_lacked_disease(index: HpoIndex, rng: random.Random) -> Iterator[Draft]:
