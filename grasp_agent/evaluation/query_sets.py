@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import ast
 import csv
-import json
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from grasp_agent.errors import DataFileError
-from grasp_agent.evaluation.questions import Question
+from grasp_agent.evaluation.questions import Question, json_object_line
 
 STARK_SPLITS = ("train", "val", "test")
 STARK_COLUMNS = ("id", "query", "answer_ids")
@@ -136,12 +135,7 @@ def read_stark_queries(csv_path: Path, split_dir: Path | None = None,
 
 
 def _parse_json_line(path: Path, number: int, line: str) -> EvalQuery:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise QueryFileError(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from error
-    if not isinstance(data, dict):
-        raise QueryFileError(path, number, f"expected a JSON object, got {type(data).__name__}")
+    data = json_object_line(path, number, line, QueryFileError)
     if "query" in data and "text" in data:
         raise QueryFileError(path, number, "has both 'query' and 'text'; a line is a query or a Question")
     if "query" in data:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -93,13 +93,19 @@ def read_questions(path: Path) -> list[Question]:
     return questions
 
 
-def _parse_line(path: Path, number: int, line: str) -> Question:
+def json_object_line(path: Path, number: int, line: str, error_type: type[DataFileError]) -> dict[str, Any]:
+    """One JSONL line as a JSON object; anything else is `error_type` naming the file and line."""
     try:
         data = json.loads(line)
     except json.JSONDecodeError as error:
-        raise QuestionFileError(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from error
+        raise error_type(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from error
     if not isinstance(data, dict):
-        raise QuestionFileError(path, number, f"expected a JSON object, got {type(data).__name__}")
+        raise error_type(path, number, f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _parse_line(path: Path, number: int, line: str) -> Question:
+    data = json_object_line(path, number, line, QuestionFileError)
     try:
         return Question.model_validate(data)
     except ValidationError as error:
