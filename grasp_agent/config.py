@@ -56,8 +56,12 @@ class Settings(BaseSettings):
     embedder_url: str | None = Field(default=None, description="openai: base URL up to /v1, e.g. http://host:8000/v1")
     embedder_model: str | None = Field(default=None, description="openai: model name the server knows")
     embedder_api_key: SecretStr | None = None
+    embed_backend: Literal["onnx", "onnx-int8", "numpy"] = Field(
+        default="onnx", description="minilm/mpnet: ONNX Runtime fp32, its int8 quantisation, or the numpy encoder")
     embed_batch_size: int = Field(default=32, ge=1)
-    embed_max_tokens: int = Field(default=512, ge=8, le=512, description="Truncation of document texts, in tokens")
+    embed_max_tokens: int | None = Field(
+        default=None, ge=8, le=512,
+        description="Truncation of document texts, in tokens; default: the model's own max_seq_length (MiniLM 256)")
     models_cache_dir: Path | None = Field(default=None, description="Unpacked models. Default: ~/.cache/grasp/models")
     embedding_cache_path: Path | None = Field(
         default=None, description="Vector cache. Default: <project_root>/.grasp/embeddings.sqlite"

@@ -35,6 +35,11 @@ class GraspEmbedder(Embedder):
         """Tokens the model would see; backends with a tokenizer override this rough word count."""
         return len(text.split())
 
+    @property
+    def max_tokens(self) -> int | None:
+        """Where texts are cut, in tokens; None when the backend does not say (a server's own limit)."""
+        return None
+
     def with_max_tokens(self, max_tokens: int) -> GraspEmbedder:
         """A sibling embedder that truncates texts at `max_tokens` (its own model_id, so caches never mix).
 

@@ -89,6 +89,10 @@ class CachedEmbedder(GraspEmbedder):
     def count_tokens(self, text: str) -> int:
         return self._inner.count_tokens(text)
 
+    @property
+    def max_tokens(self) -> int | None:
+        return self._inner.max_tokens
+
     def with_max_tokens(self, max_tokens: int) -> CachedEmbedder:
         """The inner embedder's sibling behind the same cache file (keys differ through its model_id)."""
         sibling = CachedEmbedder.__new__(CachedEmbedder)

@@ -43,6 +43,7 @@ def make_backend(settings: Settings) -> GraspEmbedder:
         batch_size=settings.embed_batch_size,
         max_tokens=settings.embed_max_tokens,
         models_cache_dir=models_cache_dir(settings),
+        backend=settings.embed_backend,
     )
 
 

@@ -1,25 +1,43 @@
-"""The offline embedder: a packaged sentence-transformers model run by the numpy encoder (no torch)."""
+"""The offline embedder: a packaged sentence-transformers model run on ONNX Runtime (default) or numpy (no torch)."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from tqdm import tqdm
 
 from grasp_agent.embed.base import GraspEmbedder
-from grasp_agent.embed.packaged_models import MINILM, MPNET, packaged_model_dir
-from grasp_agent.embed.sentence_encoder import Progress, SentenceEncoder, load_sentence_encoder
+from grasp_agent.embed.packaged_models import MINILM, MPNET, default_models_cache_dir, packaged_model_dir
+from grasp_agent.embed.sentence_encoder import Progress, TextEncoder, load_sentence_encoder
 from grasp_agent.errors import EmbeddingError
 
 LOCAL_MODELS = (MINILM, MPNET)
+EmbedBackend = Literal["onnx", "onnx-int8", "numpy"]
+EMBED_BACKENDS: tuple[EmbedBackend, ...] = ("onnx", "onnx-int8", "numpy")
+
+
+def load_encoder(model_dir: Path, backend: EmbedBackend, models_cache_dir: Path | None) -> TextEncoder:
+    """The encoder of `model_dir` on `backend`; the ONNX ones build their graph into the models cache once."""
+    if backend == "numpy":
+        return load_sentence_encoder(model_dir)
+    if backend not in EMBED_BACKENDS:
+        raise EmbeddingError(f"embedding backend {backend!r} is not available; allowed: {list(EMBED_BACKENDS)}")
+    from grasp_agent.embed.onnx_encoder import load_onnx_encoder
+
+    return load_onnx_encoder(model_dir, "int8" if backend == "onnx-int8" else "fp32",
+                             models_cache_dir or default_models_cache_dir())
 
 
 class LocalEmbedder(GraspEmbedder):
-    """all-MiniLM-L6-v2 (384 dims) or all-mpnet-base-v2 (768 dims) on the CPU with numpy.
+    """all-MiniLM-L6-v2 (384 dims) or all-mpnet-base-v2 (768 dims) on the CPU.
 
+    `backend`: "onnx" (ONNX Runtime, fp32; the default: about 2x the numpy encoder's speed, same vectors to
+    float32 rounding, so both share a `model_id`), "onnx-int8" (int8 weights: faster, vectors at cosine ~0.99
+    of fp32, own `model_id`), or "numpy" (no dependency beyond numpy).
     `max_tokens` (special tokens included) defaults to the model's own max_seq_length (256 for MiniLM,
     384 for MPNet) and may go up to 512, what the position embeddings cover. For a different limit on some
     texts (say 64 for entity names) take `with_max_tokens(64)`: a sibling sharing the loaded weights, with its
@@ -35,6 +53,7 @@ class LocalEmbedder(GraspEmbedder):
         show_progress: bool = False,
         models_cache_dir: Path | None = None,
         model_dir: Path | None = None,
+        backend: EmbedBackend = "onnx",
     ) -> None:
         """`model_dir` runs any compatible sentence-transformers directory instead of a packaged model;
         `model` then only names it in `model_id` (the cache namespace), so give each directory its own name."""
@@ -44,7 +63,8 @@ class LocalEmbedder(GraspEmbedder):
         if batch_size < 1:
             raise EmbeddingError(f"batch_size {batch_size} is not allowed; allowed: >= 1")
         directory = model_dir if model_dir is not None else packaged_model_dir(model, models_cache_dir)
-        self._encoder: SentenceEncoder = load_sentence_encoder(directory)
+        self._encoder: TextEncoder = load_encoder(directory, backend, models_cache_dir)
+        self._backend = backend
         self._name = model
         self._batch_size = batch_size
         self._show_progress = show_progress
@@ -54,7 +74,9 @@ class LocalEmbedder(GraspEmbedder):
 
     @property
     def model_id(self) -> str:
-        return f"local:{self._name}:max{self._max_tokens}"
+        # int8 vectors differ from fp32 ones beyond rounding, so they must never share a cache namespace.
+        quantized = "+int8" if self._backend == "onnx-int8" else ""
+        return f"local:{self._name}{quantized}:max{self._max_tokens}"
 
     @property
     def dimension(self) -> int:
@@ -63,6 +85,10 @@ class LocalEmbedder(GraspEmbedder):
     @property
     def max_tokens(self) -> int:
         return self._max_tokens
+
+    @property
+    def backend(self) -> EmbedBackend:
+        return self._backend
 
     def with_max_tokens(self, max_tokens: int) -> LocalEmbedder:
         sibling = copy.copy(self)

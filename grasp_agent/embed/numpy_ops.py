@@ -3,7 +3,8 @@
 Sequences travel "packed": the tokens of all sequences of a batch are stacked into one (tokens, hidden)
 matrix with no padding. Dense layers then work on every token at once, and attention runs per group of
 equal-length sequences, so no padded position ever enters a sum. That is what makes a text's vector
-independent of the other texts in its batch (bit for bit, not just within rounding).
+independent of the other texts in its batch, up to float32 rounding (bit for bit with some BLAS builds; OpenBLAS
+0.3.31 picks its matmul kernel by matrix size, which moves the last bits).
 """
 
 from __future__ import annotations

@@ -89,6 +89,10 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
         return f"openai:{self._model}{suffix}"
 
     @property
+    def max_tokens(self) -> int | None:
+        return self._max_tokens
+
+    @property
     def dimension(self) -> int:
         if self._dimension is None:
             self.embed_texts(["dimension probe"])  # sets it

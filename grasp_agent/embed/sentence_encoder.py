@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -16,6 +17,35 @@ from grasp_agent.errors import EmbeddingError
 
 Progress = Callable[[int], object]
 """Called with the number of texts finished after each batch."""
+
+
+class TextEncoder(Protocol):
+    """What an embedder needs from an encoder backend (numpy here, ONNX Runtime in `onnx_encoder`)."""
+
+    @property
+    def spec(self) -> SentenceModelSpec: ...
+
+    @property
+    def tokenizer(self) -> TextTokenizer: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def check_max_tokens(self, max_tokens: int) -> int: ...
+
+    def encode(self, texts: Sequence[str], *, max_tokens: int, batch_size: int,
+               progress: Progress | None = None) -> np.ndarray: ...
+
+
+def checked_max_tokens(max_tokens: int, tokenizer: TextTokenizer, spec: SentenceModelSpec) -> int:
+    """`max_tokens` when the model can take it; below special tokens + 1 there is no room for a text token."""
+    low = tokenizer.special_tokens + 1
+    if not low <= max_tokens <= spec.encoder.max_tokens:
+        raise EmbeddingError(
+            f"max_tokens {max_tokens} is outside {low}..{spec.encoder.max_tokens} "
+            f"(position embeddings of {spec.model_dir.name})"
+        )
+    return max_tokens
 
 
 @dataclass(frozen=True)
@@ -35,14 +65,7 @@ class SentenceEncoder:
         return self.spec.encoder.max_tokens
 
     def check_max_tokens(self, max_tokens: int) -> int:
-        # Below 3 there is no room for a single text token next to the two special tokens.
-        low = self.tokenizer.special_tokens + 1
-        if not low <= max_tokens <= self.max_supported_tokens:
-            raise EmbeddingError(
-                f"max_tokens {max_tokens} is outside {low}..{self.max_supported_tokens} "
-                f"(position embeddings of {self.spec.model_dir.name})"
-            )
-        return max_tokens
+        return checked_max_tokens(max_tokens, self.tokenizer, self.spec)
 
     def encode(
         self, texts: Sequence[str], *, max_tokens: int, batch_size: int, progress: Progress | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
@@ -27,6 +27,9 @@ BUCKET_LABELS: tuple[str, ...] = ("1-10", "11-50", "51-100", "101-500", ">500")
 DEFAULT_W_BUCKET: tuple[float, float, float, float, float] = (0.8, 0.65, 0.5, 0.35, 0.2)
 
 UnitWeight = Annotated[float, Field(ge=0.0, le=1.0)]
+# A reranker is switched on by default only when it raised the valid MRR by at least this much at its fitted
+# weight: a smaller gain is within the noise of a few hundred questions and does not pay for its latency.
+MIN_RERANK_GAIN = 0.01
 
 
 class FusionTablesError(FusionError):
@@ -60,6 +63,25 @@ class RiskMultipliers(BaseModel):
         return RiskMultipliers.model_validate({**self.model_dump(), risk.value: value})
 
 
+class RerankEvidence(BaseModel):
+    """What fitting measured for one reranker on the valid split (`grasp train fusion`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    reranker: str = Field(description="The reranker's model_id")
+    questions: int = Field(ge=0, description="Valid questions the weight was fitted on")
+    mrr_fused: float = Field(ge=0.0, le=1.0, description="Valid MRR of the fused order (reranker weight 0)")
+    mrr_reranked: float = Field(ge=0.0, le=1.0, description="Valid MRR with the reranker at its fitted weight")
+
+    @property
+    def gain(self) -> float:
+        return self.mrr_reranked - self.mrr_fused
+
+    @property
+    def helps(self) -> bool:
+        return self.gain >= MIN_RERANK_GAIN
+
+
 class DynamicFusionTables(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -72,6 +94,10 @@ class DynamicFusionTables(BaseModel):
     # Fitted on the same validation queries by `grasp train fusion`; None: use the settings' values.
     static_graph_weight: UnitWeight | None = Field(default=None, description="Static fusion's graph weight")
     rerank_weight: UnitWeight | None = Field(default=None, description="The reranker's weight in the last RRF")
+    policy: Literal["static", "dynamic"] | None = Field(
+        default=None, description="The policy with the higher valid MRR (ties: static); None: the settings' choice")
+    rerank: RerankEvidence | None = Field(default=None, description="Whether the reranker helped on valid")
+    embedder: str | None = Field(default=None, description="model_id of the embedder the branches ran with")
 
     def graph_weight(self, n_cand: int, risk: Risk) -> float:
         # The product can exceed 1 when a multiplier does (a fitted low-risk boost); weights stay in [0, 1].
@@ -113,5 +139,5 @@ def _problem(item: ErrorDetails) -> str:
     return f"{where}: {item['msg']}{got}"
 
 
-__all__ = ["BUCKET_LABELS", "BUCKET_UPPER_BOUNDS", "DEFAULT_W_BUCKET", "DynamicFusionTables", "FusionTablesError",
-           "RiskMultipliers", "bucket_of"]
+__all__ = ["BUCKET_LABELS", "BUCKET_UPPER_BOUNDS", "DEFAULT_W_BUCKET", "MIN_RERANK_GAIN", "DynamicFusionTables",
+           "FusionTablesError", "RerankEvidence", "RiskMultipliers", "bucket_of"]

@@ -31,11 +31,20 @@ class NeighbourGroup:
     total: int
 
 
+DEFAULT_DOCUMENT_TOKENS = 512  # GRASP's cut, kept for embedders that do not state a limit (a server's own)
+
+
 @dataclass(frozen=True)
 class DocumentBudget:
-    max_tokens: int = 512  # GRASP embeds documents truncated at 512 tokens
+    max_tokens: int = DEFAULT_DOCUMENT_TOKENS
     max_field_tokens: int = 160  # one long comment must not crowd out the relations
     max_neighbours: int = 10  # names listed per relation line
+
+    @classmethod
+    def for_model(cls, model_max_tokens: int | None) -> DocumentBudget:
+        """Documents cut where the embedder cuts (its model's own max_seq_length unless configured: MiniLM was
+        trained on at most 256 tokens, and what it would not read should not be shown as the document)."""
+        return cls(max_tokens=model_max_tokens or DEFAULT_DOCUMENT_TOKENS)
 
 
 def truncate_to_tokens(text: str, limit: int, count_tokens: TokenCounter, prefix: str = "") -> str:

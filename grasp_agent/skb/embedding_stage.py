@@ -20,7 +20,7 @@ from grasp_agent.skb.checkpoint import LoadState, write_state
 from grasp_agent.skb.documents import DocumentBudget, NeighbourGroup, render_document
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
-NAME_MAX_TOKENS = 64  # GRASP truncates names at 64 tokens and documents at 512
+NAME_MAX_TOKENS = 64  # GRASP truncates names at 64 tokens (documents: DocumentBudget.for_model)
 
 
 @dataclass(frozen=True)

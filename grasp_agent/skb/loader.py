@@ -32,7 +32,7 @@ class LoadOptions:
     page_size: int = 256
     force: bool = False
     progress: bool = True
-    budget: DocumentBudget = DocumentBudget()
+    budget: DocumentBudget | None = None  # None: cut documents where the embedder cuts (DocumentBudget.for_model)
 
 
 @dataclass
@@ -134,10 +134,11 @@ def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder
 
     started = time.monotonic()
     embedding_counts = EmbeddingCounts()
-    embedders = StageEmbedders.for_budget(embedder, options.budget)
+    budget = options.budget or DocumentBudget.for_model(embedder.max_tokens)
+    embedders = StageEmbedders.for_budget(embedder, budget)
     for node_type in schema.node_types:
         if node_type.label not in state.documents_complete:
-            embed_label(session, schema, node_type, embedders, state, embedding_counts, options.budget,
+            embed_label(session, schema, node_type, embedders, state, embedding_counts, budget,
                         options.page_size, options.progress)
             session.execute_write(write_state, state)
     summary.embedded_texts = embedding_counts.texts

@@ -80,7 +80,8 @@ def completed_load(driver: Driver, database: str, skb_name: str) -> LoadState:
 def remember_document_vectors(embedder: GraspEmbedder, nodes: Sequence[NodeFields], load_embedder: str) -> int:
     """Puts the loader's document embeddings into the embedding cache when they come from this very model, so
     the dense document index is a lookup instead of re-embedding every 512-token document. Returns how many."""
-    loader_documents = embedder.with_max_tokens(DocumentBudget().max_tokens).model_id  # what the loader embedded with
+    # What the loader embedded documents with (see load_skb's budget).
+    loader_documents = embedder.with_max_tokens(DocumentBudget.for_model(embedder.max_tokens).max_tokens).model_id
     same_model = embedder.model_id == load_embedder == loader_documents
     if not isinstance(embedder, CachedEmbedder) or not same_model:
         return 0
