@@ -22,6 +22,7 @@ from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.factory import make_llm
+from grasp_agent.pipeline.configuration import SearchConfiguration
 from grasp_agent.pipeline.graph import build_pipeline
 from grasp_agent.pipeline.options import FusionName, PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts, assemble_parts
@@ -78,7 +79,7 @@ class Grasp:
             raise
         return cls(parts, driver=driver, llm=llm)
 
-    def options(self, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool = True,
+    def options(self, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool | None = None,
                 rerank_k: int | None = None, planner: PlannerName | None = None) -> SearchOptions:
         return SearchOptions(k=k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
 
@@ -87,12 +88,15 @@ class Grasp:
         state: PipelineState = {"question": question, "options": options or SearchOptions()}
         return self.pipeline.invoke(state)  # type: ignore[return-value]
 
-    def search(self, question: str, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool = True,
-               rerank_k: int | None = None, planner: PlannerName | None = None) -> SearchResult:
+    def search(self, question: str, k: int | None = None, *, fusion: FusionName | None = None,
+               rerank: bool | None = None, rerank_k: int | None = None,
+               planner: PlannerName | None = None) -> SearchResult:
         """The top `k` nodes for `question`. Branch, reranker and lookup failures are reported in
-        `result.failures` / `result.notes`; they do not raise."""
+        `result.failures` / `result.notes`; they do not raise. `fusion` and `rerank` default to the
+        configuration in force (`self.configuration`: fitted or packaged values, see pipeline.configuration)."""
         options = self.options(k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
-        return search_result(self.run(question, options), options.k or self.parts.settings.result_k)
+        return search_result(self.run(question, options), options.k or self.parts.settings.result_k,
+                             self.configuration)
 
     def stream(self, question: str, options: SearchOptions | None = None) -> Iterator[StageEvent | SearchResult]:
         """A `StageEvent` as each stage ends (graph stages included), then the `SearchResult`."""
@@ -112,7 +116,12 @@ class Grasp:
                 span = ((update or {}).get("graph_spans") or (update or {}).get("spans") or {}).get(node)
                 yield StageEvent(node, span.ms if span else 0.0, (time.perf_counter() - start) * 1000.0,
                                  dict(update or {}))
-        yield search_result(final, options.k or self.parts.settings.result_k)
+        yield search_result(final, options.k or self.parts.settings.result_k, self.configuration)
+
+    @property
+    def configuration(self) -> SearchConfiguration:
+        """The fusion and reranking values searches use unless a call overrides them, each with its source."""
+        return self.parts.configuration
 
     def as_tool(self, *, name: str = "grasp_search", k: int = 5) -> GraspSearchTool:
         """A LangChain `BaseTool` (args: query, k) for agents such as `langgraph.prebuilt.create_react_agent`."""

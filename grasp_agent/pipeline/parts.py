@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-
 from neo4j import Driver
 
 from grasp_agent.config import Settings
@@ -14,6 +12,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.fusion.tables import DynamicFusionTables
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.base import GraspLLM
+from grasp_agent.pipeline.configuration import SearchConfiguration, choose_fusion_tables, resolve_configuration
 from grasp_agent.pipeline.options import PlannerName
 from grasp_agent.rerank.base import Reranker
 from grasp_agent.rerank.factory import make_reranker
@@ -35,6 +34,7 @@ class PipelineParts:
     text_unavailable: str | None  # why there is no text branch (searches then run on the graph branch alone)
     reranker: Reranker | None
     fusion_tables: DynamicFusionTables
+    configuration: SearchConfiguration  # the fusion/rerank values in force and where each came from
 
     @property
     def schema(self) -> SkbSchema:
@@ -42,30 +42,17 @@ class PipelineParts:
 
     @property
     def static_graph_weight(self) -> float:
-        """GRASP_FUSION_GRAPH_WEIGHT when set explicitly, else the value fitted by `grasp train fusion`, else
-        the settings' default."""
-        fitted = self.fusion_tables.static_graph_weight
-        if fitted is None or "fusion_graph_weight" in self.settings.model_fields_set:
-            return self.settings.fusion_graph_weight
-        return fitted
+        return self.configuration.static_graph_weight.value
 
     @property
     def rerank_weight(self) -> float:
-        """GRASP_RERANK_WEIGHT when set explicitly, else the fitted value, else the settings' default."""
-        fitted = self.fusion_tables.rerank_weight
-        if fitted is None or "rerank_weight" in self.settings.model_fields_set:
-            return self.settings.rerank_weight
-        return fitted
+        return self.configuration.rerank_weight.value
 
     def graph_branch(self, planner: PlannerName | None) -> GraphBranch:
         """The branch of the asked planner; the default is the LLM planner when one is configured."""
         if planner is None:
             planner = "llm" if "llm" in self.graph_branches else "heuristic"
         return self.graph_branches[planner]
-
-
-def fusion_tables_path(settings: Settings, skb_name: str) -> Path:
-    return settings.fusion_tables or settings.grasp_dir / "fusion" / f"{skb_name}.json"
 
 
 def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None, *,
@@ -83,7 +70,8 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     except TextBranchError as error:
         unavailable = f"text branch unavailable: {error}"
         logger.warning(unavailable)
-    tables_path = fusion_tables_path(settings, schema.name)
-    tables = DynamicFusionTables.load(tables_path) if tables_path.is_file() else DynamicFusionTables()
-    return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable,
-                         make_reranker(settings, embedder, llm, schema), tables)
+    tables = choose_fusion_tables(settings, schema.name, embedder.model_id)
+    reranker = make_reranker(settings, embedder, llm, schema)
+    configuration = resolve_configuration(settings, tables, reranker.model_id if reranker is not None else None)
+    return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable, reranker, tables.tables,
+                         configuration)

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from grasp_agent.fusion.rrf import rank_map
+from grasp_agent.pipeline.configuration import SearchConfiguration
 from grasp_agent.pipeline.state import PipelineState, StageSpan
 from grasp_agent.text_branch.fields import NodeId
 
@@ -77,6 +78,8 @@ class SearchResult(BaseModel):
     parallel: ParallelTiming | None = None
     failures: dict[str, str] = Field(default_factory=dict, description="branch -> why it gave nothing")
     notes: list[str] = Field(default_factory=list)
+    configuration: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="fusion/rerank setting -> {value, source} in force for this search")
 
     @property
     def node_ids(self) -> list[NodeId]:
@@ -96,7 +99,7 @@ def _ranks(ids: Sequence[Hashable]) -> dict[Hashable, int]:
     return rank_map(ids)
 
 
-def search_result(state: PipelineState, k: int) -> SearchResult:
+def search_result(state: PipelineState, k: int, configuration: SearchConfiguration | None = None) -> SearchResult:
     """The first `k` hits of a finished pipeline state, with the details a UI or a log wants."""
     final = state.get("final")
     graph = state.get("graph_ranking")
@@ -140,6 +143,7 @@ def search_result(state: PipelineState, k: int) -> SearchResult:
         parallel=parallel_timing(state.get("graph_spans", {}), state.get("spans", {}).get("text")),
         failures=failures,
         notes=[*state.get("graph_notes", []), *state.get("notes", [])],
+        configuration=configuration.as_dict() if configuration is not None else {},
     )
 
 

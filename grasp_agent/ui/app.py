@@ -73,13 +73,19 @@ def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button,
             gr.Examples(examples=[[text] for text in EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2), gr.Accordion("Settings", open=True):
             planners = ["llm", "heuristic"] if "llm" in grasp.parts.graph_branches else ["heuristic"]
-            fusion = gr.Radio(["static", "dynamic"], value=settings.fusion, label="Fusion")
+            configuration = grasp.configuration
+            fusion = gr.Radio(["static", "dynamic"], value=configuration.fusion_policy.value, label="Fusion")
             has_reranker = grasp.parts.reranker is not None
-            rerank = gr.Checkbox(value=has_reranker, interactive=has_reranker,
-                                 label="Rerank" + ("" if has_reranker else " (no reranker configured)"))
+            # Starts ticked only when the reranker measured a gain on valid; the info line says why.
+            rerank = gr.Checkbox(value=configuration.rerank_by_default.value, interactive=has_reranker,
+                                 label="Rerank" + ("" if has_reranker else " (no reranker configured)"),
+                                 info=f"{'On' if configuration.rerank_by_default.value else 'Off'} by default: "
+                                      f"{configuration.rerank_by_default.source}", elem_id="rerank")
             rerank_k = gr.Slider(1, 200, value=settings.rerank_k, step=1, label="Rerank K (fused candidates read)")
             planner = gr.Radio(planners, value=planners[0], label="Planner",
                                info=None if len(planners) > 1 else "llm: no LLM is configured (GRASP_LLM)")
+            with gr.Accordion("Configuration in force", open=False):
+                gr.Markdown("\n".join(f"- {line}" for line in configuration.lines()), elem_id="configuration")
     return question, run, [fusion, rerank, rerank_k, planner]
 
 

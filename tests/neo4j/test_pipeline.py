@@ -30,7 +30,7 @@ DEE96 = "OMIM:619340"  # the one disease of the slice with both (phenotype.hpoa 
 
 
 def test_a_known_question_has_its_answer_first(grasp: Grasp) -> None:
-    result = grasp.search(SPASM_AND_NSF, k=5)
+    result = grasp.search(SPASM_AND_NSF, k=5, rerank=True)
     assert result.node_ids[0] == DEE96
     top = result.hits[0]
     assert top.label == "Disease" and top.name == "Developmental and epileptic encephalopathy 96"
@@ -65,12 +65,14 @@ def test_the_branches_run_at_the_same_time(grasp: Grasp) -> None:
 
 
 def test_per_call_options_choose_fusion_and_depth(grasp: Grasp) -> None:
-    dynamic = grasp.search(SPASM_AND_NSF, k=3, fusion="dynamic", rerank_k=5)
+    dynamic = grasp.search(SPASM_AND_NSF, k=3, fusion="dynamic", rerank=True, rerank_k=5)
     assert dynamic.fusion["policy"] == "dynamic" and len(dynamic.hits) == 3
     reranked = [hit for hit in dynamic.hits if hit.rerank_rank is not None]
     assert reranked and max(hit.rerank_rank for hit in reranked) <= 5  # type: ignore[type-var]
     static = grasp.search(SPASM_AND_NSF, k=3, fusion="static")
     assert static.fusion["policy"] == "static" and static.fusion["graph_weight"] == 0.5
+    # without fitted evidence that the reranker helps, a search is not reranked unless asked
+    assert static.reranker is None and static.configuration["rerank_by_default"]["value"] is False
 
 
 def test_a_plan_over_budget_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver,

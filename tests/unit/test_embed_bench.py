@@ -28,7 +28,8 @@ def test_synthetic_texts_hit_their_token_targets(model_ready: None) -> None:
 
 
 def test_benchmark_prints_one_row_per_kind(model_ready: None) -> None:
-    results = run_benchmark(["all-MiniLM-L6-v2"], ["numpy"], batch_size=8, scale=0.01)
+    results = run_benchmark(["all-MiniLM-L6-v2"], ["numpy", "onnx"], batch_size=8, scale=0.01)
     table = format_table(results)
-    assert len(results) == len(KINDS) and all(result.seconds > 0 for result in results)
+    assert len(results) == 2 * len(KINDS) and all(result.seconds > 0 for result in results)
+    assert {result.backend for result in results} == {"numpy", "onnx"}
     assert "texts/s" in table and "doc ~400 tok" in table
