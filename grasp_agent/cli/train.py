@@ -77,8 +77,7 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
     from grasp_agent.fusion.fitting import fit_rerank_weight
     from grasp_agent.pipeline.options import PlannerName
     from grasp_agent.fusion.tables import MIN_RERANK_GAIN, RerankEvidence
-    from grasp_agent.pipeline.configuration import Sourced
-    from grasp_agent.pipeline.configuration import local_fusion_tables_path
+    from grasp_agent.pipeline.configuration import Sourced, local_fusion_tables_path
     from grasp_agent.pipeline.parts import assemble_parts
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
 

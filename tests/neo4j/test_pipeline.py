@@ -170,15 +170,16 @@ def test_an_llm_that_is_down_leaves_the_text_answer(hpo_slice: object, driver: D
 
 def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(hpo_slice: Any, driver: Driver,
                                                                       embedder: GraspEmbedder) -> None:
+    from grasp_agent.skb.documents import DocumentBudget
     from grasp_agent.text_branch.field_reader import read_node_fields
     from grasp_agent.text_branch.fields import FieldCorpus, fields_from_records
 
     schema = hpo_slice.schema()
     with driver.session() as session:
         from_database = FieldCorpus.from_schema_nodes(schema, read_node_fields(session, schema, page_size=100))
-    counter = embedder.with_max_tokens(512).count_tokens  # what the loader cut the stored documents with
-    from_records = FieldCorpus.from_schema_nodes(schema, fields_from_records(
-        schema, hpo_slice.nodes(), hpo_slice.edges(), count_tokens=counter))
+    from_records = FieldCorpus.from_schema_nodes(schema, fields_from_records(  # cut as the loader cuts them
+        schema, hpo_slice.nodes(), hpo_slice.edges(), count_tokens=embedder.count_tokens,
+        budget=DocumentBudget.for_model(embedder.max_tokens)))
     assert len(from_database) == 439
     order = {node_id: row for row, node_id in enumerate(from_records.ids)}
     rows = [order[node_id] for node_id in from_database.ids]

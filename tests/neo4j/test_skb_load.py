@@ -192,7 +192,8 @@ def test_every_node_has_both_embeddings_and_a_bounded_document(hpo_slice: HpoSou
     records, _, _ = driver.execute_query(
         "MATCH (n) WHERE NOT n:GraspMeta RETURN n.doc AS doc, size(n.name_embedding) AS a, size(n.doc_embedding) AS b")
     assert {(r["a"], r["b"]) for r in records} == {(embedder.dimension, embedder.dimension)}
-    assert max(embedder.count_tokens(r["doc"]) for r in records) <= 512
+    # cut where the model cuts (MiniLM's own max_seq_length), so the stored document is what was embedded
+    assert embedder.max_tokens == 256 and max(embedder.count_tokens(r["doc"]) for r in records) <= 256
     states, _, _ = driver.execute_query("SHOW VECTOR INDEXES YIELD name, state WHERE name STARTS WITH 'grasp_' "
                                         "RETURN collect(name) AS names, collect(DISTINCT state) AS states")
     assert sorted(states[0]["names"]) == sorted(f"grasp_{label}_{kind}" for label in ("phenotype", "disease", "gene")
@@ -209,7 +210,7 @@ def test_cli_skb_info_shows_the_loaded_kb_and_exports_its_schema(hpo_slice: HpoS
 
     shown = subprocess.run([GRASP, "skb", "info"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
-    assert "load: complete; embedder: local:all-MiniLM-L6-v2:max512" in shown.stdout
+    assert "load: complete; embedder: local:all-MiniLM-L6-v2:max256" in shown.stdout
     assert "(:Disease)-[:HAS_PHENOTYPE]->(:Phenotype)" in shown.stdout
     assert "grasp_phenotype_name" in shown.stdout and "ONLINE 100%" in shown.stdout
     exported = subprocess.run([GRASP, "skb", "info", "--json"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,

@@ -71,6 +71,10 @@ def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_setting
                                                       artifacts_dir: Path) -> None:
     with serving(grasp, test_settings) as url, browser_page() as page:
         ask(page, url, SPASM_AND_NSF)
+        # no evidence that the reranker helps (these tables are priors): the box starts unticked and says why
+        rerank = page.locator("#rerank")
+        assert not rerank.locator("input[type=checkbox]").is_checked()
+        assert "Off by default" in rerank.inner_text() and "no measured gain" in rerank.inner_text()
         final = page.locator("#final-ranking")
         final.get_by_text(DEE96).first.wait_for(timeout=120_000)
         assert final.get_by_text("Developmental and epileptic encephalopathy 96").count() >= 1
