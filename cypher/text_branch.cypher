@@ -3,11 +3,11 @@
 
 // name: field_page
 // One page of a label's nodes in id order: name, the type's text fields in schema order, the document and
-// its stored embedding (so that building the dense document index need not embed it again).
+// the stored name and document embeddings (so that building the dense indexes need not embed them again).
 MATCH (n:{{label}})
 WHERE $after IS NULL OR n.id > $after
 RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS values, n.doc AS doc,
-       n.doc_embedding AS doc_vector
+       n.doc_embedding AS doc_vector, n.name_embedding AS name_vector
 ORDER BY n.id
 LIMIT $limit;
 

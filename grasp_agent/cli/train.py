@@ -75,9 +75,9 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
     from dataclasses import replace
 
     from grasp_agent.fusion.fitting import fit_rerank_weight
-    from grasp_agent.pipeline.options import PlannerName
     from grasp_agent.fusion.tables import MIN_RERANK_GAIN, RerankEvidence
     from grasp_agent.pipeline.configuration import Sourced, local_fusion_tables_path
+    from grasp_agent.pipeline.options import PlannerName
     from grasp_agent.pipeline.parts import assemble_parts
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
 
@@ -129,7 +129,7 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         if evidence is not None:
             console.print(f"reranking by default: {'yes' if evidence.helps else 'no'} (gain {evidence.gain:+.3f} MRR; "
                           f"on by default from +{MIN_RERANK_GAIN:g})", highlight=False)
-    console.print(f"saved to {path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, w_bucket "
-                  f"{list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
+    console.print(f"saved to {path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
+                  f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
                   + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
                   highlight=False)

@@ -15,6 +15,7 @@ MatMul/Attention weights into int8 (see `onnx_encoder`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import onnx
@@ -47,7 +48,7 @@ class _GraphBuilder:
         return tensor_name
 
     def op(self, op_type: str, inputs: list[str], hint: str, *, domain: str = "", output: str | None = None,
-           **attributes: object) -> str:
+           **attributes: Any) -> str:
         output = output or self.name(hint)
         self.nodes.append(helper.make_node(op_type, inputs, [output], name=output, domain=domain, **attributes))
         return output

@@ -55,9 +55,10 @@ def _read_label(session: Session, schema: SkbSchema, node_type: NodeType, page_s
                               for name, value in zip(node_type.text_fields, row["values"], strict=True)})
                 texts.update({relation: NAME_SEPARATOR.join(by_id.get(row["id"], []))
                               for relation, by_id in names.items()})
-                vector = row["doc_vector"]
+                vector, name_vector = row["doc_vector"], row["name_vector"]
                 yield NodeFields(row["id"], label, texts, row["doc"] or "",
-                                 tuple(vector) if vector is not None and row["doc"] else None)
+                                 tuple(vector) if vector is not None and row["doc"] else None,
+                                 tuple(name_vector) if name_vector is not None and texts[NAME_FIELD] else None)
             after = ids[-1]
             bar.update(len(page))
 

@@ -56,6 +56,7 @@ class NodeFields:
     texts: Mapping[str, str]
     doc: str = ""
     doc_vector: tuple[float, ...] | None = None  # the stored document embedding, when read from Neo4j
+    name_vector: tuple[float, ...] | None = None  # the stored name embedding (cut at 64 tokens), likewise
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.skb.checkpoint import LoadState, read_state
 from grasp_agent.skb.documents import DocumentBudget
+from grasp_agent.skb.embedding_stage import NAME_MAX_TOKENS
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_index
 from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
@@ -77,18 +78,31 @@ def completed_load(driver: Driver, database: str, skb_name: str) -> LoadState:
     return state
 
 
-def remember_document_vectors(embedder: GraspEmbedder, nodes: Sequence[NodeFields], load_embedder: str) -> int:
-    """Puts the loader's document embeddings into the embedding cache when they come from this very model, so
-    the dense document index is a lookup instead of re-embedding every 512-token document. Returns how many."""
+def remember_stored_vectors(embedder: GraspEmbedder, nodes: Sequence[NodeFields], load_embedder: str) -> int:
+    """Puts the embeddings the load stored in Neo4j into the embedding cache when they come from this very
+    model, so the dense document and name fields are lookups instead of embedding every text again. Returns
+    how many vectors were remembered.
+
+    Documents: the loader embedded them exactly as this embedder would. Names: the loader cut them at 64
+    tokens; a name no longer than that is the same input, so its vector is this embedder's vector too.
+    """
     # What the loader embedded documents with (see load_skb's budget).
     loader_documents = embedder.with_max_tokens(DocumentBudget.for_model(embedder.max_tokens).max_tokens).model_id
     same_model = embedder.model_id == load_embedder == loader_documents
     if not isinstance(embedder, CachedEmbedder) or not same_model:
         return 0
-    known = [node for node in nodes if node.doc_vector is not None and node.doc]
-    if known:
-        embedder.remember([node.doc for node in known], np.asarray([node.doc_vector for node in known]))
-    return len(known)
+    texts, vectors = [], []
+    for node in nodes:
+        if node.doc_vector is not None and node.doc:
+            texts.append(node.doc)
+            vectors.append(node.doc_vector)
+        name = node.texts.get(NAME_FIELD, "")
+        if node.name_vector is not None and name and embedder.count_tokens(name) <= NAME_MAX_TOKENS:
+            texts.append(name)
+            vectors.append(node.name_vector)
+    if texts:
+        embedder.remember(texts, np.asarray(vectors, dtype=np.float32))
+    return len(texts)
 
 
 def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *,
@@ -103,7 +117,7 @@ def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder
         if not corpus_cache:
             with driver.session(database=settings.neo4j_database) as session:
                 nodes = list(read_node_fields(session, schema, progress=progress))
-            remember_document_vectors(embedder, nodes, load.embedder)
+            remember_stored_vectors(embedder, nodes, load.embedder)
             corpus_cache.append(FieldCorpus.from_schema_nodes(schema, nodes))
         return corpus_cache[0]
 

@@ -245,3 +245,27 @@ def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_boun
         closest = "epileptic encephalopathy, early infantile" if query.startswith("early") else "x-linked"
         assert names.lower().startswith(closest), names
     assert documents["early infantile epileptic encephalopathy"] != documents["X-linked intellectual disability"]
+
+
+def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path) -> None:
+    from grasp_agent.embed.factory import make_embedder
+    from grasp_agent.text_branch.field_reader import read_node_fields
+    from grasp_agent.text_branch.fields import NAME_FIELD
+    from grasp_agent.text_branch.from_database import dense_field_names, open_text_branch
+
+    schema = hpo_slice.schema()
+    settings = test_settings.model_copy(update={
+        "embedding_cache_path": tmp_path / "fresh.sqlite", "text_index_dir": tmp_path / "text",
+        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights"})
+    with driver.session() as session:
+        nodes = list(read_node_fields(session, schema))
+    stored = {node.texts[NAME_FIELD] for node in nodes} | {node.doc for node in nodes}
+    others = {node.texts.get(name, "") for node in nodes for name in dense_field_names(schema) if name != NAME_FIELD}
+    embedded = others - stored - {""}
+    with make_embedder(settings) as fresh:  # an empty cache: nothing was embedded on this side yet
+        open_text_branch(driver, settings, fresh, schema)
+        # only the other text fields were embedded; names and documents came from Neo4j
+        assert fresh.misses == len(embedded) > 0
+        fresh.embed_texts(sorted(stored))
+        assert fresh.misses == len(embedded)

@@ -47,7 +47,8 @@ def test_fitted_values_apply_and_name_their_file() -> None:
     assert config.static_graph_weight.source == "fitted locally: /x/.grasp/fusion/hpo.json"
     # a gain under one MRR point does not switch reranking on
     assert config.rerank_by_default.value is False
-    assert "gained less than 0.01 MRR on 206 valid questions: MRR 0.580 fused -> 0.582" in config.rerank_by_default.source
+    assert ("gained less than 0.01 MRR on 206 valid questions: MRR 0.580 fused -> 0.582"
+            in config.rerank_by_default.source)
 
 
 def test_a_reranker_that_helped_is_on_by_default() -> None:
@@ -67,7 +68,8 @@ def test_explicit_settings_win_and_say_so() -> None:
     assert (config.static_graph_weight.value, config.static_graph_weight.source) == (0.3, "GRASP_FUSION_GRAPH_WEIGHT")
     assert (config.rerank_weight.value, config.rerank_weight.source) == (0.2, "GRASP_RERANK_WEIGHT")
     assert config.rerank_by_default.value is True  # a reranker chosen explicitly is meant to run
-    assert resolve_configuration(Settings(reranker="none"), _fitted(_tables(0.1)), None).rerank_by_default.value is False
+    unset = resolve_configuration(Settings(reranker="none"), _fitted(_tables(0.1)), None)
+    assert unset.rerank_by_default.value is False
 
 
 def test_every_value_has_a_line_and_a_json_entry() -> None:
