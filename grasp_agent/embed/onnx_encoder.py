@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -57,7 +57,7 @@ def onnx_model_path(spec: SentenceModelSpec, precision: Precision, cache_dir: Pa
     return cache_dir / "onnx" / f"{spec.model_dir.name}-{precision}-v{GRAPH_VERSION}-{_weights_digest(spec)}.onnx"
 
 
-def _write_atomically(path: Path, write: Any) -> None:
+def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     os.close(handle)

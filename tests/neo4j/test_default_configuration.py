@@ -21,9 +21,11 @@ DEE96 = "OMIM:619340"  # the answer to the demo's first example question on the 
 
 @pytest.fixture(scope="module")
 def default_grasp(hpo_slice: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grasp]:
-    """`Grasp.from_config` with only the test instance's connection settings; its own empty project folder."""
+    """`Grasp.from_config` with only the test instance's connection settings (its instance folder, for the
+    password) and its own empty project folder: nothing fitted, trained or indexed there."""
     root: Path = tmp_path_factory.mktemp("fresh-checkout")
-    settings = settings_for(TEST_INSTANCE_ENV).model_copy(update={"project_root": root})
+    connection = settings_for(TEST_INSTANCE_ENV)
+    settings = connection.model_copy(update={"project_root": root, "instances_dir": connection.instance_dir.parent})
     with Grasp.from_config(settings) as grasp:
         yield grasp
 
