@@ -86,10 +86,6 @@ class LocalEmbedder(GraspEmbedder):
     def max_tokens(self) -> int:
         return self._max_tokens
 
-    @property
-    def backend(self) -> EmbedBackend:
-        return self._backend
-
     def with_max_tokens(self, max_tokens: int) -> LocalEmbedder:
         sibling = copy.copy(self)
         sibling._max_tokens = self._encoder.check_max_tokens(max_tokens)

@@ -22,7 +22,7 @@ import numpy as np
 from grasp_agent.embed.bert_numpy import load_encoder_weights
 from grasp_agent.embed.model_spec import SentenceModelSpec, read_model_spec
 from grasp_agent.embed.numpy_ops import F32
-from grasp_agent.embed.sentence_encoder import Progress, checked_max_tokens
+from grasp_agent.embed.sentence_encoder import Progress, checked_max_tokens, tokenized_by_length
 from grasp_agent.embed.text_tokenizer import TextTokenizer, load_tokenizer
 from grasp_agent.errors import EmbeddingError
 
@@ -109,11 +109,7 @@ class OnnxSentenceEncoder:
     def encode(self, texts: Sequence[str], *, max_tokens: int, batch_size: int,
                progress: Progress | None = None) -> np.ndarray:
         """Unit vectors (len(texts), dimension), float32; batches hold texts of similar token length."""
-        self.check_max_tokens(max_tokens)
-        if batch_size < 1:
-            raise EmbeddingError(f"batch_size {batch_size} is not allowed; allowed: >= 1")
-        token_ids = self.tokenizer.encode(texts, max_tokens)
-        order = sorted(range(len(token_ids)), key=lambda index: len(token_ids[index]))
+        token_ids, order = tokenized_by_length(self, texts, max_tokens, batch_size)
         vectors = np.empty((len(token_ids), self.dimension), dtype=F32)
         for batch in length_batches([len(token_ids[index]) for index in order], batch_size, BATCH_TOKENS):
             rows = [order[position] for position in batch]

@@ -48,6 +48,17 @@ def checked_max_tokens(max_tokens: int, tokenizer: TextTokenizer, spec: Sentence
     return max_tokens
 
 
+def tokenized_by_length(encoder: TextEncoder, texts: Sequence[str], max_tokens: int,
+                        batch_size: int) -> tuple[list[np.ndarray], list[int]]:
+    """Checked arguments, each text's token ids, and the text indexes by ascending token count (what every
+    backend batches by, so a batch holds texts of similar length)."""
+    encoder.check_max_tokens(max_tokens)
+    if batch_size < 1:
+        raise EmbeddingError(f"batch_size {batch_size} is not allowed; allowed: >= 1")
+    token_ids = encoder.tokenizer.encode(texts, max_tokens)
+    return token_ids, sorted(range(len(token_ids)), key=lambda index: len(token_ids[index]))
+
+
 @dataclass(frozen=True)
 class SentenceEncoder:
     """Loaded weights and tokenizer; immutable, so one instance serves any number of embedders and threads."""
@@ -71,11 +82,7 @@ class SentenceEncoder:
         self, texts: Sequence[str], *, max_tokens: int, batch_size: int, progress: Progress | None = None
     ) -> np.ndarray:
         """Unit vectors (len(texts), dimension), float32; batches hold texts of similar token length."""
-        self.check_max_tokens(max_tokens)
-        if batch_size < 1:
-            raise EmbeddingError(f"batch_size {batch_size} is not allowed; allowed: >= 1")
-        token_ids = self.tokenizer.encode(texts, max_tokens)
-        order = sorted(range(len(token_ids)), key=lambda index: len(token_ids[index]))
+        token_ids, order = tokenized_by_length(self, texts, max_tokens, batch_size)
         vectors = np.empty((len(token_ids), self.dimension), dtype=F32)
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
