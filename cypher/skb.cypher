@@ -88,3 +88,12 @@ RETURN count(r) AS count;
 MATCH (n:{{label}})
 WHERE n.doc_embedding IS NOT NULL AND n.name_embedding IS NOT NULL
 RETURN count(n) AS count;
+
+// name: stored_vectors
+// One page of a label's stored documents and embeddings, in id order (what a vector pack is made from).
+MATCH (n:{{label}})
+WHERE ($after IS NULL OR n.id > $after) AND n.doc_embedding IS NOT NULL AND n.name_embedding IS NOT NULL
+RETURN n.id AS id, n.name AS name, n.doc AS doc, n.doc_hash AS doc_hash, n.name_embedding AS name_vector,
+       n.doc_embedding AS doc_vector
+ORDER BY n.id
+LIMIT $limit;

@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     embedding_cache_path: Path | None = Field(
         default=None, description="Vector cache. Default: <project_root>/.grasp/embeddings.sqlite"
     )
+    vector_packs: bool = Field(
+        default=True, description="Look texts up in precomputed vector packs (same model id and exact text only) "
+        "before embedding them; the package ships the HPO's for the default model")
+    vector_packs_dir: Path | None = Field(
+        default=None, description="Folder of vector packs (`grasp skb export-vectors`). Default: the packaged ones")
 
     # LLM
     llm: Literal["none", "openai", "llama-cpp"] = Field(

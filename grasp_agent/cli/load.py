@@ -55,8 +55,11 @@ def print_summary(summary: LoadSummary) -> None:
         console.print(f"  [yellow]{summary.edges_missing_endpoint:,} edges pointed at a missing node and were not written[/]")
     if not summary.already_loaded:
         stages = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
-        console.print(f"time: {summary.total_seconds:.1f} s ({stages}); {summary.nodes_per_second:.0f} nodes/s; "
-                      f"embedding {summary.embeddings_per_second:.0f} texts/s over {summary.embedded_texts:,} texts")
+        console.print(f"time: {summary.total_seconds:.1f} s ({stages}); {summary.nodes_per_second:.0f} nodes/s")
+        if summary.embedded_texts:
+            packed = f"; {summary.packed_texts:,} of them from vector packs" if summary.packed_texts else ""
+            console.print(f"embeddings: {summary.embedded_texts:,} texts{packed} "
+                          f"({summary.embeddings_per_second:.0f} texts/s)")
 
 
 @app.command()

@@ -1,6 +1,8 @@
-"""`grasp skb ...`: inspect the loaded knowledge base."""
+"""`grasp skb ...`: inspect the loaded knowledge base, export its stored vectors."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 from rich.table import Table
@@ -42,3 +44,38 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB schem
             indexes.add_row(str(index["name"]), f"{index['label']}.{index['property']}",
                             f"{index['state']} {float(index['populationPercent']):.0f}%")
         console.print(indexes)
+
+
+@app.command("export-vectors")
+@friendly_errors
+def export_vectors(
+    out: Path = typer.Option(..., "--out", help="Folder for the packs (GRASP_VECTOR_PACKS_DIR reads it)."),
+    text_fields: bool = typer.Option(True, "--text-fields/--no-text-fields",
+                                     help="Also the text branch's field texts (vectors from the cache after "
+                                     "`grasp index`; any the cache lacks are embedded now)."),
+) -> None:
+    """Write the loaded SKB's embeddings as vector packs (one per model id), so a load and `grasp index`
+    elsewhere, with the same models, look them up instead of embedding again."""
+    from grasp_agent.embed.factory import make_embedder
+    from grasp_agent.skb.vector_export import read_stored_vectors, write_packs
+    from grasp_agent.text_branch.from_database import completed_load, dense_field_texts
+
+    settings = load_settings()
+    embedder = make_embedder(settings)
+    with open_driver(settings) as driver:
+        infos = read_skb_info(driver, settings.neo4j_database)
+        if not infos:
+            console.print("No SKB is loaded in this database (try `grasp load hpo`).")
+            raise typer.Exit(code=3)
+        schema = infos[0].schema
+        stored = read_stored_vectors(driver, settings.neo4j_database, schema, embedder, progress=True)
+        if text_fields:
+            texts = dense_field_texts(driver, settings.neo4j_database, schema, progress=True)
+            stored.entries(embedder.model_id).add(texts, embedder.embed_texts(texts))
+            console.print(f"text fields: {len(texts):,} texts, {embedder.misses:,} embedded now (not in the cache)")
+        fingerprint = completed_load(driver, settings.neo4j_database, schema.name).fingerprint
+    source = f"SKB {schema.name!r} (source fingerprint {fingerprint[:16]}) as loaded and indexed by grasp"
+    for path, count in write_packs(stored, out, schema.name, source):
+        console.print(f"{path}: {count:,} vectors, {path.stat().st_size / 2**20:.1f} MiB")
+    if stored.other_models:
+        console.print(f"[yellow]{stored.other_models:,} nodes hold vectors of other models and were left out[/]")

@@ -8,11 +8,15 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import EmbeddingError
+
+if TYPE_CHECKING:
+    from grasp_agent.embed.vector_pack import PackShelf
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID",
@@ -39,9 +43,12 @@ class CachedEmbedder(GraspEmbedder):
     truncation (both part of model_id) never returns a stale vector. Misses go to the inner embedder in chunks
     of `write_every` texts, each committed at once, so an interrupted ingestion keeps what it paid for.
     One connection behind a lock serves all threads of the process; the inner embedder runs outside the lock.
+    `packs`: read-only packs of precomputed vectors (vector_pack.py) asked after the cache file and before the
+    inner embedder; their hits are not copied into the cache file (the pack stays the one copy).
     """
 
-    def __init__(self, inner: GraspEmbedder, path: Path, *, write_every: int = 1024) -> None:
+    def __init__(self, inner: GraspEmbedder, path: Path, *, write_every: int = 1024,
+                 packs: PackShelf | None = None) -> None:
         super().__init__()
         if write_every < 1:
             raise EmbeddingError(f"write_every {write_every} is not allowed; allowed: >= 1")
@@ -49,7 +56,9 @@ class CachedEmbedder(GraspEmbedder):
         self._path = path
         self._write_every = write_every
         self._lock = threading.Lock()
+        self._packs = packs
         self._hits = 0
+        self._pack_hits = 0
         self._misses = 0
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,6 +87,11 @@ class CachedEmbedder(GraspEmbedder):
         return self._misses
 
     @property
+    def pack_hits(self) -> int:
+        """Texts answered by a vector pack (counted in neither hits nor misses)."""
+        return self._pack_hits
+
+    @property
     def model_id(self) -> str:
         return self._inner.model_id
 
@@ -98,7 +112,7 @@ class CachedEmbedder(GraspEmbedder):
         sibling = CachedEmbedder.__new__(CachedEmbedder)
         sibling.__dict__.update(self.__dict__)  # shares the connection and its lock
         sibling._inner = self._inner.with_max_tokens(max_tokens)
-        sibling._hits = sibling._misses = 0
+        sibling._hits = sibling._misses = sibling._pack_hits = 0
         return sibling
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -113,14 +127,30 @@ class CachedEmbedder(GraspEmbedder):
         for key, text in zip(keys, texts, strict=True):
             if key not in found:
                 missing.setdefault(key, text)  # one embedding per distinct text, however often it repeats
+        packed = self._from_packs(model_id, missing)
+        found.update(packed)
+        for key in packed:
+            del missing[key]
         for chunk in _chunks(list(missing), self._write_every):
             vectors = self._inner.embed_texts([missing[key] for key in chunk])
             found.update(zip(chunk, vectors, strict=True))
             self._store(model_id, chunk, vectors)
         with self._lock:
-            self._hits += len(texts) - len(missing)
+            self._hits += len(texts) - len(missing) - len(packed)
+            self._pack_hits += len(packed)
             self._misses += len(missing)
         return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
+
+    def _from_packs(self, model_id: str, missing: dict[bytes, str]) -> dict[bytes, np.ndarray]:
+        if self._packs is None or not missing:
+            return {}
+        vectors = self._packs.lookup(model_id, list(missing.values()))
+        packed = {key: vectors[text] for key, text in missing.items() if text in vectors}
+        sample = next(iter(packed.values()), None)
+        if sample is not None and sample.shape != (self._inner.dimension,):
+            raise EmbeddingError(f"vector pack for {model_id!r} in {self._packs.directory} holds {sample.shape} "
+                                 f"vectors; the model gives {self._inner.dimension} dimensions")
+        return packed
 
     def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         """Stores vectors this model produced elsewhere (e.g. the document embeddings a load wrote to Neo4j),

@@ -10,6 +10,7 @@ from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.embed.local import LocalEmbedder
 from grasp_agent.embed.openai_compatible import OpenAICompatibleEmbedder
 from grasp_agent.embed.packaged_models import MINILM, MPNET, default_models_cache_dir
+from grasp_agent.embed.vector_pack import PACKAGED_PACKS_DIR, PackShelf
 from grasp_agent.errors import ConfigError
 
 _LOCAL_MODELS = {"minilm": MINILM, "mpnet": MPNET}
@@ -48,5 +49,7 @@ def make_backend(settings: Settings) -> GraspEmbedder:
 
 
 def make_embedder(settings: Settings) -> CachedEmbedder:
-    """The configured backend wrapped in the vector cache at `embedding_cache_path(settings)`."""
-    return CachedEmbedder(make_backend(settings), embedding_cache_path(settings))
+    """The configured backend wrapped in the vector cache at `embedding_cache_path(settings)`, with the vector
+    packs (packaged, or GRASP_VECTOR_PACKS_DIR) unless GRASP_VECTOR_PACKS=false."""
+    packs = PackShelf(settings.vector_packs_dir or PACKAGED_PACKS_DIR) if settings.vector_packs else None
+    return CachedEmbedder(make_backend(settings), embedding_cache_path(settings), packs=packs)

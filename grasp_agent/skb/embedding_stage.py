@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from grasp_agent.cypher_queries import fill_identifiers, load_statements
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.skb.checkpoint import LoadState, write_state
 from grasp_agent.skb.documents import DocumentBudget, NeighbourGroup, render_document
 from grasp_agent.skb.schema import NodeType, SkbSchema
@@ -43,12 +44,18 @@ class StageEmbedders:
     def for_budget(cls, embedder: GraspEmbedder, budget: DocumentBudget) -> StageEmbedders:
         return cls(names=embedder.with_max_tokens(NAME_MAX_TOKENS), docs=embedder.with_max_tokens(budget.max_tokens))
 
+    def document_hash(self, doc: str) -> str:
+        """What a node stores as `doc_hash`: its document under both model ids, so a stored hash proves which
+        models made the stored vectors (the load skips nodes whose hash still matches)."""
+        return hashlib.sha256(f"{self.docs.model_id}\0{self.names.model_id}\0{doc}".encode()).hexdigest()
+
 
 @dataclass
 class EmbeddingCounts:
     embedded: dict[str, int] = field(default_factory=dict)
     unchanged: dict[str, int] = field(default_factory=dict)
     texts: int = 0
+    packed: int = 0  # of `texts`, answered by a vector pack (not embedded)
     seconds: float = 0.0
 
 
@@ -108,6 +115,11 @@ def embed_label(session: Session, schema: SkbSchema, node_type: NodeType, embedd
         state.documents_complete.append(label)
 
 
+def _pack_hits(embedders: StageEmbedders) -> int:
+    return sum(embedder.pack_hits for embedder in (embedders.names, embedders.docs)
+               if isinstance(embedder, CachedEmbedder))
+
+
 def _embed_page(node_type: NodeType, page: list[dict[str, object]], groups: list[dict[object, NeighbourGroup]],
                 embedders: StageEmbedders, budget: DocumentBudget, counts: EmbeddingCounts) -> list[dict[str, object]]:
     todo: list[tuple[object, str, str, str]] = []  # id, name, doc, hash
@@ -116,15 +128,16 @@ def _embed_page(node_type: NodeType, page: list[dict[str, object]], groups: list
         neighbours = [group[row["id"]] for group in groups if row["id"] in group]
         name = str(row["name"] or "")
         doc = render_document(node_type, name, properties, neighbours, embedders.docs.count_tokens, budget)
-        doc_hash = hashlib.sha256(f"{embedders.docs.model_id}\0{embedders.names.model_id}\0{doc}".encode()).hexdigest()
+        doc_hash = embedders.document_hash(doc)
         if doc_hash != row["doc_hash"]:
             todo.append((row["id"], name, doc, doc_hash))
     if not todo:
         return []
-    started = time.monotonic()
+    started, packed_before = time.monotonic(), _pack_hits(embedders)
     name_vectors = embedders.names.embed_texts([item[1] for item in todo])
     doc_vectors = embedders.docs.embed_texts([item[2] for item in todo])
     counts.seconds += time.monotonic() - started
+    counts.packed += _pack_hits(embedders) - packed_before
     counts.texts += 2 * len(todo)
     return [
         {"id": node_id, "doc": doc, "doc_hash": doc_hash, "name_vector": name_vectors[i].tolist(),

@@ -45,6 +45,7 @@ class LoadSummary:
     edges_missing_endpoint: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     embedded_texts: int = 0
+    packed_texts: int = 0  # of embedded_texts, looked up in a vector pack
     embedding_seconds: float = 0.0
 
     @property
@@ -142,6 +143,7 @@ def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder
                         options.page_size, options.progress)
             session.execute_write(write_state, state)
     summary.embedded_texts = embedding_counts.texts
+    summary.packed_texts = embedding_counts.packed
     summary.embedding_seconds = embedding_counts.seconds
     timed("documents+embeddings", started)
 

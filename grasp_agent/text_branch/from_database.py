@@ -105,6 +105,15 @@ def remember_stored_vectors(embedder: GraspEmbedder, nodes: Sequence[NodeFields]
     return len(texts)
 
 
+def dense_field_texts(driver: Driver, database: str, schema: SkbSchema, *, progress: bool = False) -> list[str]:
+    """Each distinct text the dense index embeds besides names and documents (whose vectors the load stored and
+    `remember_stored_vectors` reuses): what a vector pack must add for `grasp index` to embed nothing."""
+    with driver.session(database=database) as session:
+        corpus = FieldCorpus.from_schema_nodes(schema, read_node_fields(session, schema, progress=progress))
+    fields = [name for name in dense_field_names(schema) if name != NAME_FIELD]
+    return list(dict.fromkeys(text for name in fields for text in corpus.fields[name] if text))
+
+
 def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *,
                      progress: bool = False) -> TextBranch:
     """The mFAR text branch of the loaded SKB `schema`: BM25 over every field, dense over `dense_field_names`,

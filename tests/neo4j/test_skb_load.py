@@ -216,3 +216,38 @@ def test_cli_skb_info_shows_the_loaded_kb_and_exports_its_schema(hpo_slice: HpoS
     exported = subprocess.run([GRASP, "skb", "info", "--json"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,
                               text=True)
     assert SkbSchema.model_validate(json.loads(exported.stdout)) == hpo_slice.schema()
+
+
+def test_exported_vector_packs_answer_a_reload_without_embedding(hpo_slice: HpoSource, driver: Driver,
+                                                                 test_settings: Settings, embedder: GraspEmbedder,
+                                                                 tmp_path: Path) -> None:
+    """Export the slice's stored vectors, then embed its names and documents through an empty cache that has
+    only those packs: nothing reaches the model, and the vectors are the stored ones (int8 round trip)."""
+    import subprocess
+
+    import numpy as np
+
+    from grasp_agent.embed.cache import CachedEmbedder
+    from grasp_agent.embed.vector_pack import PackShelf
+    from tests.conftest import TEST_INSTANCE_ENV, cli_env
+    from tests.neo4j.test_stack import GRASP
+
+    assert isinstance(embedder, CachedEmbedder)
+    env = {**TEST_INSTANCE_ENV, "GRASP_EMBEDDING_CACHE_PATH": str(embedder.path)}
+    done = subprocess.run([GRASP, "skb", "export-vectors", "--out", str(tmp_path / "packs")], env=cli_env(env),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "text fields:" in done.stdout and "hpo-local_all-MiniLM-L6-v2_max64.npz" in done.stdout
+
+    records, _, _ = driver.execute_query("MATCH (n) WHERE n.doc IS NOT NULL RETURN n.name AS name, n.doc AS doc, "
+                                         "n.name_embedding AS name_vector, n.doc_embedding AS doc_vector")
+    with CachedEmbedder(embedder.inner, tmp_path / "empty.sqlite", packs=PackShelf(tmp_path / "packs")) as cached:
+        names, docs = cached.with_max_tokens(64), cached.with_max_tokens(256)
+        name_vectors = names.embed_texts([r["name"] for r in records])
+        doc_vectors = docs.embed_texts([r["doc"] for r in records])
+        assert names.misses == docs.misses == 0
+        assert docs.pack_hits == len({r["doc"] for r in records})
+    stored_docs = np.asarray([r["doc_vector"] for r in records], dtype=np.float32)
+    stored_names = np.asarray([r["name_vector"] for r in records], dtype=np.float32)
+    assert (doc_vectors * stored_docs).sum(axis=1).min() >= 0.9999
+    assert (name_vectors * stored_names).sum(axis=1).min() >= 0.9999
