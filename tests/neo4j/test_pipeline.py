@@ -255,9 +255,10 @@ def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
     from grasp_agent.text_branch.from_database import dense_field_names, open_text_branch
 
     schema = hpo_slice.schema()
+    # Without the packaged vector packs, which hold the HPO's text fields too (checked below).
     settings = test_settings.model_copy(update={
         "embedding_cache_path": tmp_path / "fresh.sqlite", "text_index_dir": tmp_path / "text",
-        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights"})
+        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights", "vector_packs": False})
     with driver.session() as session:
         nodes = list(read_node_fields(session, schema))
     stored = {node.texts[NAME_FIELD] for node in nodes} | {node.doc for node in nodes}
@@ -269,3 +270,17 @@ def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
         assert fresh.misses == len(embedded) > 0
         fresh.embed_texts(sorted(stored))
         assert fresh.misses == len(embedded)
+
+
+def test_with_the_packaged_packs_the_text_branch_embeds_nothing(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path) -> None:
+    """The slice's definitions, synonyms and comments are the full HPO's texts, so the packs hold them all."""
+    from grasp_agent.embed.factory import make_embedder
+    from grasp_agent.text_branch.from_database import open_text_branch
+
+    settings = test_settings.model_copy(update={
+        "embedding_cache_path": tmp_path / "fresh.sqlite", "text_index_dir": tmp_path / "text",
+        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights"})
+    with make_embedder(settings) as fresh:
+        open_text_branch(driver, settings, fresh, hpo_slice.schema())
+        assert fresh.misses == 0 and fresh.pack_hits > 0
