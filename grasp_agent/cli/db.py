@@ -54,7 +54,10 @@ def build(
 ) -> None:
     """Assemble the Neo4j runtime (server, Browser, APOC, GDS, grasp plugin) with Maven."""
     settings = load_settings()
-    outcome = ensure_runtime(settings, force=force, run_tests=with_tests, on_line=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True))
+    def show(line: str) -> None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    outcome = ensure_runtime(settings, force=force, run_tests=with_tests, on_line=show)
     state = f"built in {outcome.seconds:.0f} s" if outcome.built else "already up to date"
     console.print(f"Runtime {state}: {settings.resolved_runtime_dir}")
 

@@ -42,7 +42,7 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB schem
         indexes = Table("vector index", "on", "state")
         for index in skb.indexes:
             indexes.add_row(str(index["name"]), f"{index['label']}.{index['property']}",
-                            f"{index['state']} {float(index['populationPercent']):.0f}%")
+                            f"{index['state']} {float(str(index['populationPercent'])):.0f}%")
         console.print(indexes)
 
 

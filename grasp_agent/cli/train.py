@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Literal
 
 import typer
 from rich.table import Table
@@ -92,7 +93,8 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         with open_driver(settings) as driver:
             parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
             fits = fit_fusion(fusion_examples(parts, valid, planner, progress=True), settings.fusion_k)
-            policy = "dynamic" if fits.dynamic.quality.mrr > fits.static.quality.mrr else "static"
+            policy: Literal["static", "dynamic"] = (
+                "dynamic" if fits.dynamic.quality.mrr > fits.static.quality.mrr else "static")
             tables = fits.dynamic.tables.model_copy(update={
                 "static_graph_weight": fits.static.graph_weight, "policy": policy,
                 "embedder": parts.embedder.model_id})
@@ -125,9 +127,9 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
         console.print(f"reranker weight {rerank_choice.value:g} (valid MRR {rerank_choice.score:.3f}; without the "
                       f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
                       highlight=False)
-        evidence = tables.rerank
-        if evidence is not None:
-            console.print(f"reranking by default: {'yes' if evidence.helps else 'no'} (gain {evidence.gain:+.3f} MRR; "
+        stored = tables.rerank
+        if stored is not None:
+            console.print(f"reranking by default: {'yes' if stored.helps else 'no'} (gain {stored.gain:+.3f} MRR; "
                           f"on by default from +{MIN_RERANK_GAIN:g})", highlight=False)
     console.print(f"saved to {path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
                   f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from neo4j import Driver
@@ -11,13 +12,22 @@ from grasp_agent.cypher_queries import load_statements
 from grasp_agent.errors import SmokeCheckError
 
 GDS_GRAPH = "grasp_smoke"
+
+
+@dataclass(frozen=True)
+class SmokeItem:
+    id: str
+    name: str
+    vector: tuple[float, ...]
+
+
 # Four items around a hub; vectors are unit-normalized by the check, so cosine is exact.
 ITEMS = (
-    {"id": "hub", "name": "Hub", "vector": [1.0, 1.0, 0.0, 0.0]},
-    {"id": "a", "name": "Alpha", "vector": [1.0, 0.0, 0.0, 0.0]},
-    {"id": "b", "name": "Beta", "vector": [0.0, 1.0, 0.0, 0.0]},
-    {"id": "c", "name": "Gamma", "vector": [0.0, 0.0, 1.0, 0.0]},
-    {"id": "d", "name": "Delta", "vector": [0.0, 0.0, 0.0, 1.0]},
+    SmokeItem("hub", "Hub", (1.0, 1.0, 0.0, 0.0)),
+    SmokeItem("a", "Alpha", (1.0, 0.0, 0.0, 0.0)),
+    SmokeItem("b", "Beta", (0.0, 1.0, 0.0, 0.0)),
+    SmokeItem("c", "Gamma", (0.0, 0.0, 1.0, 0.0)),
+    SmokeItem("d", "Delta", (0.0, 0.0, 0.0, 1.0)),
 )
 LINKS = (("a", "hub"), ("b", "hub"), ("c", "hub"), ("d", "c"))
 PAGERANK_SOURCE = "d"
@@ -30,9 +40,15 @@ class SmokeReport:
     apoc_version: str
 
 
-def _unit(vector: list[float]) -> list[float]:
+def _unit(vector: Sequence[float]) -> list[float]:
     norm = math.sqrt(sum(x * x for x in vector))
     return [x / norm for x in vector]
+
+
+def _number(value: object) -> float:
+    if not isinstance(value, int | float):
+        raise SmokeCheckError(f"the server returned {value!r} where a score belongs")
+    return float(value)
 
 
 def personalized_pagerank(links: tuple[tuple[str, str], ...], source: str, damping: float = 0.85,
@@ -63,18 +79,18 @@ def run_smoke(driver: Driver, database: str) -> SmokeReport:
 
     run("constraint")
     run("vector_index")
-    run("merge_items", rows=[{**item, "vector": _unit(item["vector"])} for item in ITEMS])
+    run("merge_items", rows=[{"id": item.id, "name": item.name, "vector": _unit(item.vector)} for item in ITEMS])
     run("merge_links", links=[list(link) for link in LINKS])
     run("await_indexes", timeout_s=120)
 
-    hits = [(row["id"], row["score"]) for row in run("vector_query", k=2, vector=_unit([0.9, 0.1, 0.0, 0.0]))]
+    hits = [(str(row["id"]), _number(row["score"])) for row in run("vector_query", k=2, vector=_unit([0.9, 0.1, 0.0, 0.0]))]
     if not hits or hits[0][0] != "a":
         raise SmokeCheckError(f"vector index search for a vector near 'a' returned {hits}; expected 'a' first")
 
     run("gds_drop", graph=GDS_GRAPH)
     projected = run("gds_project", graph=GDS_GRAPH)[0]
     try:
-        ranks = [(row["id"], row["score"])
+        ranks = [(str(row["id"]), _number(row["score"]))
                  for row in run("gds_personalized_pagerank", graph=GDS_GRAPH, source_id=PAGERANK_SOURCE)]
     finally:
         run("gds_drop", graph=GDS_GRAPH)

@@ -125,7 +125,7 @@ def run_benchmark(
                     for kind in KINDS}
         for backend in backends:
             if backend in EMBED_BACKENDS:
-                encoder = load_encoder(model_dir, backend, models_cache_dir)  # type: ignore[arg-type]
+                encoder = load_encoder(model_dir, backend, models_cache_dir)
                 runner = _encoder_runner(encoder, batch_size, max_tokens)
             else:
                 runner = _torch_runner(model_dir, batch_size, max_tokens)

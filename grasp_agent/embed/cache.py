@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -208,7 +208,7 @@ class CachedEmbedder(GraspEmbedder):
         with self._lock:
             self._connection.close()
 
-    def __enter__(self) -> CachedEmbedder:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -6,7 +6,7 @@ import copy
 import threading
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import numpy as np
@@ -156,7 +156,7 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> OpenAICompatibleEmbedder:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

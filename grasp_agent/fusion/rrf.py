@@ -89,7 +89,7 @@ def weighted_rrf(rankings: Sequence[Sequence[Hashable]], weights: Sequence[float
     for item in first_seen:
         ranks = tuple(ranks_by_id.get(item) for ranks_by_id in maps)
         # Summed in input order, so equal inputs always give the bit-identical score.
-        score = sum(weight / (k + rank) for weight, rank in zip(weights, ranks) if rank is not None)
+        score = sum(weight / (k + rank) for weight, rank in zip(weights, ranks, strict=True) if rank is not None)
         items.append(FusedItem(id=item, score=score, ranks=ranks))
     items.sort(key=_order_key)
     return items if limit is None else items[:limit]

@@ -30,7 +30,7 @@ class GraspRetriever(Retriever):
         result = self._grasp.search(query_text, k=top_k)
         rows = [{"node_id": hit.node_id, "name": hit.name, "label": hit.label, "score": hit.score, "rank": hit.rank,
                  "document": hit.document} for hit in result.hits]
-        records = [neo4j.Record(row) for row in rows]  # type: ignore[no-untyped-call]
+        records = [neo4j.Record(row) for row in rows]
         metadata = {"plan": result.plan, "cypher": result.cypher, "stages_ms": result.stages_ms,
                     "failures": result.failures, "notes": result.notes}
         return RawSearchResult(records=records, metadata=metadata)

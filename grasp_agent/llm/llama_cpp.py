@@ -61,8 +61,8 @@ def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """`schema` without string length bounds above GRAMMAR_MAX_LENGTH.
 
     The converter unrolls `maxLength: n` into n nested optional rules; llama.cpp refuses Plan's
-    `relevance_text` bound of 2000 outright, and long bounds slow every decoding step. Callers validate the parsed JSON (e.g. `parse_plan`), and
-    max_tokens bounds the output anyway, so a dropped bound loses no safety.
+    `relevance_text` bound of 2000 outright, and long bounds slow every decoding step. Callers validate the
+    parsed JSON (e.g. `parse_plan`), and max_tokens bounds the output anyway, so a dropped bound loses no safety.
     """
 
     def bounded(node: Any) -> Any:

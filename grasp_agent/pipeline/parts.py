@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+
 from neo4j import Driver
 
 from grasp_agent.config import Settings

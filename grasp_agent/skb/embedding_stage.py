@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from neo4j import ManagedTransaction, Session
 from tqdm import tqdm
@@ -124,7 +125,8 @@ def _embed_page(node_type: NodeType, page: list[dict[str, object]], groups: list
                 embedders: StageEmbedders, budget: DocumentBudget, counts: EmbeddingCounts) -> list[dict[str, object]]:
     todo: list[tuple[object, str, str, str]] = []  # id, name, doc, hash
     for row in page:
-        properties = dict(zip(node_type.text_fields, row["values"], strict=True))  # type: ignore[arg-type]
+        values = cast(list[object], row["values"])  # node_page returns one list of field values per row
+        properties = dict(zip(node_type.text_fields, values, strict=True))
         neighbours = [group[row["id"]] for group in groups if row["id"] in group]
         name = str(row["name"] or "")
         doc = render_document(node_type, name, properties, neighbours, embedders.docs.count_tokens, budget)

@@ -70,7 +70,8 @@ def _write_node_batch(tx: ManagedTransaction, batch: list[NodeRecord], state: Lo
     return written
 
 
-def _write_edge_batch(tx: ManagedTransaction, batch: list[EdgeRecord], state: LoadState) -> tuple[Counter[tuple[str, str, str]], int]:
+def _write_edge_batch(tx: ManagedTransaction, batch: list[EdgeRecord],
+                      state: LoadState) -> tuple[Counter[tuple[str, str, str]], int]:
     template = load_statements("skb.cypher")["merge_edges"]
     groups: dict[tuple[str, str, str], list[dict[str, object]]] = defaultdict(list)
     for edge in batch:

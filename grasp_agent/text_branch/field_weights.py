@@ -81,7 +81,8 @@ class FieldWeightModel:
         logits = queries @ self.weight.T.astype(np.float64) + self.bias  # (m, K)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+        probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+        return probabilities
 
     def weights(self, query_vector: np.ndarray) -> dict[FieldKey, float]:
         """The weights of one query (d,), in key order: what `combine_fields` takes."""

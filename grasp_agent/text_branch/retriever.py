@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -121,7 +122,8 @@ class TextBranch:
         """Baseline: equal-weight RRF of the two above."""
         fused = weighted_rrf([self.bm25(query, k, node_type).ids, self.vss(query, k, node_type).ids], [1.0, 1.0],
                              rrf_k, limit=k)
-        return TextRanking("bm25+vss", tuple(item.id for item in fused), tuple(item.score for item in fused))
+        return TextRanking("bm25+vss", tuple(cast(NodeId, item.id) for item in fused),
+                           tuple(item.score for item in fused))
 
 
 def _since(start: float) -> float:

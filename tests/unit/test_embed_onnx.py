@@ -115,7 +115,7 @@ def test_documents_are_cut_at_the_models_own_limit_by_default(tmp_path: Path) ->
 def test_padding_and_batches() -> None:
     ids, mask = padded_batch([np.array([1, 2, 3]), np.array([4])], pad_id=0)
     assert ids.tolist() == [[1, 2, 3], [4, 0, 0]] and mask.tolist() == [[1, 1, 1], [1, 0, 0]]
-    assert length_batches([1, 1, 2, 3, 300, 400, 500], 3, 600) == [range(0, 3), range(3, 5), range(5, 6), range(6, 7)]
-    assert length_batches([10] * 10, 4, 2048) == [range(0, 4), range(4, 8), range(8, 10)]
-    assert length_batches([4000], 8, 2048) == [range(0, 1)]  # too long for the budget: alone, not dropped
+    assert length_batches([1, 1, 2, 3, 300, 400, 500], 3, 600) == [range(3), range(3, 5), range(5, 6), range(6, 7)]
+    assert length_batches([10] * 10, 4, 2048) == [range(4), range(4, 8), range(8, 10)]
+    assert length_batches([4000], 8, 2048) == [range(1)]  # too long for the budget: alone, not dropped
     assert length_batches([], 8, 2048) == []

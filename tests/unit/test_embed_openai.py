@@ -138,9 +138,8 @@ def test_5xx_answers_are_retried(server: FakeServer) -> None:
 
 
 def test_persistent_5xx_fails_after_the_retries(server: FakeServer) -> None:
-    with _client(server, "down", retries=2) as client:
-        with pytest.raises(EmbeddingError, match="after 3 attempts: HTTP 503"):
-            client.embed_texts(["a"])
+    with _client(server, "down", retries=2) as client, pytest.raises(EmbeddingError, match="after 3 attempts: HTTP 503"):
+        client.embed_texts(["a"])
 
 
 def test_4xx_fails_at_once_with_the_servers_words(server: FakeServer) -> None:
