@@ -1,0 +1,191 @@
+"""Path-Bank construction for one training query, in Neo4j GDS: corridor by bidirectional PPR, then Yen.
+
+Per query (text, topic node ids, gold answer ids):
+1. personalized PageRank on the whole SKB (projected once per builder, every relation both ways) from the
+   topic nodes, and again from the answer nodes;
+2. the corridor: the `corridor_size` nodes with the highest product of both scores, plus topic and answers
+   (corridor.py);
+3. the corridor projected on its own with query-conditioned edge costs, cost(u, v) = -log(eps + (r(u) +
+   r(v)) / 2), r(v) = max(0, cos(q, doc(v))) from the stored document embeddings (cypher/adapath.cypher);
+4. Yen's k shortest loopless paths from the topic to each answer inside the corridor;
+5. each path of at most 3 hops abstracted to its typed meta-path (metapath.py), with the stored direction of
+   every relation read back from the database.
+
+Nothing here re-implements PPR or Yen; Python only orders the calls and reads the results. Projections get
+unique names and are dropped on the way out, also after an error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from neo4j import Driver
+
+from grasp_agent.adapath.corridor import corridor_nodes
+from grasp_agent.adapath.metapath import MAX_HOPS, MetaPath, PathHop, meta_path_of
+from grasp_agent.cypher_queries import fill_identifiers, load_statements
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.errors import GraspError
+from grasp_agent.skb.schema import SkbSchema
+
+NodeId = str | int
+MAX_STEP_VARIANTS = 4  # relation choices kept per path when parallel relations join the same two nodes
+
+
+@dataclass(frozen=True)
+class BankConfig:
+    """The constants the AdaPath paper leaves open, with the values we chose (see README)."""
+
+    corridor_size: int = 200  # nodes kept by ppr_topic * ppr_answer, besides topic and answers
+    paths_per_answer: int = 3  # Yen's k
+    max_answers: int = 5  # gold answers searched per query (answer sets reach 20)
+    damping: float = 0.85
+    ppr_iterations: int = 20
+    eps: float = 1e-3  # keeps -log finite for irrelevant ends: cost <= -log(eps) ~ 6.9
+    max_hops: int = MAX_HOPS
+
+    def __post_init__(self) -> None:
+        problems = [name for name, value in (("corridor_size", self.corridor_size),
+                                             ("paths_per_answer", self.paths_per_answer),
+                                             ("max_answers", self.max_answers),
+                                             ("ppr_iterations", self.ppr_iterations),
+                                             ("max_hops", self.max_hops)) if value < 1]
+        if problems or not 0 < self.damping < 1 or not 0 < self.eps < 1 or self.max_hops > MAX_HOPS:
+            raise GraspError(f"invalid AdaPath bank config {self}: counts must be >= 1 ({problems or 'ok'}), "
+                             f"damping and eps in (0, 1), max_hops at most {MAX_HOPS}")
+
+
+@dataclass(frozen=True)
+class BankQuery:
+    text: str
+    topic_ids: tuple[NodeId, ...]
+    answer_ids: tuple[NodeId, ...]
+
+
+@dataclass(frozen=True)
+class FoundPath:
+    hops: tuple[PathHop, ...]
+    cost: float
+    meta_path: MetaPath
+
+    @property
+    def node_ids(self) -> tuple[NodeId, ...]:
+        return (self.hops[0].source_id, *(hop.target_id for hop in self.hops))
+
+
+@dataclass
+class QueryPaths:
+    query: BankQuery
+    paths: list[FoundPath] = field(default_factory=list)
+    corridor_nodes: int = 0
+    corridor_relationships: int = 0
+    missing_ids: tuple[NodeId, ...] = ()  # topic or answer ids not in the SKB
+
+    @property
+    def meta_paths(self) -> list[MetaPath]:
+        """Distinct meta-paths, cheapest path first."""
+        ordered = sorted(self.paths, key=lambda path: path.cost)
+        return list(dict.fromkeys(path.meta_path for path in ordered))
+
+
+class PathBankBuilder:
+    """Finds a training query's topic-to-answer paths; one SKB projection serves every query of a build."""
+
+    def __init__(self, driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder,
+                 config: BankConfig = BankConfig()) -> None:
+        self._driver = driver
+        self._database = database
+        self._embedder = embedder
+        self._config = config
+        self._labels = [node_type.label for node_type in schema.node_types]
+        self._types = [relation.type for relation in schema.relation_types]
+        self._statements = load_statements("adapath.cypher")
+        self._graph = f"adapath_skb_{uuid.uuid4().hex[:12]}"
+        self._projected = False
+
+    def __enter__(self) -> Self:
+        relationships = {name: {"orientation": "UNDIRECTED"} for name in self._types}
+        self._run("project_skb", graph=self._graph, labels=self._labels, relationships=relationships)
+        self._projected = True
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._projected:
+            self._run("drop_graph", graph=self._graph)
+            self._projected = False
+
+    def _run(self, name: str, query: str | None = None, **parameters: Any) -> list[dict[str, Any]]:
+        records, _, _ = self._driver.execute_query(query or self._statements[name], parameters,
+                                                   database_=self._database)
+        return [record.data() for record in records]
+
+    def _gds_ids(self, ids: Sequence[NodeId]) -> dict[NodeId, int]:
+        found: dict[NodeId, int] = {}
+        for label in self._labels:
+            query = fill_identifiers(self._statements["node_ids"], label=label)
+            found.update((row["id"], row["nodeId"]) for row in self._run("node_ids", query, ids=list(ids)))
+        return found
+
+    def _ppr(self, sources: list[int]) -> dict[int, float]:
+        rows = self._run("personalized_pagerank", graph=self._graph, sources=sources, damping=self._config.damping,
+                         iterations=self._config.ppr_iterations)
+        return {row["nodeId"]: row["score"] for row in rows}
+
+    def paths_for(self, query: BankQuery) -> QueryPaths:
+        if not self._projected:
+            raise GraspError("PathBankBuilder is used outside its `with` block (the SKB projection is missing)")
+        found = QueryPaths(query)
+        wanted = list(dict.fromkeys((*query.topic_ids, *query.answer_ids)))
+        gds_ids = self._gds_ids(wanted)
+        found.missing_ids = tuple(node_id for node_id in wanted if node_id not in gds_ids)
+        topics = [gds_ids[node_id] for node_id in query.topic_ids if node_id in gds_ids]
+        answers = [gds_ids[node_id] for node_id in query.answer_ids if node_id in gds_ids
+                   and node_id not in query.topic_ids][: self._config.max_answers]
+        if not topics or not answers:
+            return found
+        corridor = corridor_nodes(self._ppr(topics), self._ppr(answers), self._config.corridor_size,
+                                  [*topics, *answers])
+        vector = self._embedder.embed_query(query.text)
+        graph = f"adapath_corridor_{uuid.uuid4().hex[:12]}"
+        try:
+            shape = self._run("project_corridor", graph=graph, corridor=corridor, types=self._types, queryVector=vector,
+                              eps=self._config.eps)
+            found.corridor_nodes = shape[0]["nodeCount"] if shape else 0
+            found.corridor_relationships = shape[0]["relationshipCount"] if shape else 0
+            if found.corridor_relationships:
+                for topic, answer in itertools.product(topics, answers):
+                    found.paths.extend(self._yen_paths(graph, topic, answer))
+        finally:
+            self._run("drop_graph", graph=graph)
+        return found
+
+    def _yen_paths(self, graph: str, source: int, target: int) -> list[FoundPath]:
+        rows = self._run("yens", graph=graph, source=source, target=target, k=self._config.paths_per_answer)
+        paths: list[FoundPath] = []
+        seen: set[tuple[int, ...]] = set()
+        for row in rows:
+            node_ids = tuple(row["nodeIds"])
+            if len(node_ids) - 1 > self._config.max_hops or node_ids in seen:
+                continue  # Yen repeats a node sequence through parallel relationships
+            seen.add(node_ids)
+            steps = self._run("path_steps", nodeIds=list(node_ids), types=self._types, labels=self._labels)
+            paths.extend(FoundPath(hops, float(row["totalCost"]), meta_path_of(hops))
+                         for hops in _hop_variants(steps, len(node_ids) - 1))
+        return paths
+
+
+def _hop_variants(steps: list[dict[str, Any]], hop_count: int) -> list[tuple[PathHop, ...]]:
+    """Every way to choose one stored relationship per hop (capped), as PathHop tuples."""
+    per_hop: list[list[PathHop]] = [[] for _ in range(hop_count)]
+    for step in steps:
+        per_hop[step["i"]].append(PathHop(step["sourceId"], step["targetId"], step["sourceLabel"],
+                                          step["targetLabel"], step["type"], bool(step["outgoing"])))
+    if any(not choices for choices in per_hop):
+        return []  # a relationship vanished between the projection and now
+    return list(itertools.islice(itertools.product(*per_hop), MAX_STEP_VARIANTS))
