@@ -85,7 +85,8 @@ class BenchQuery:
     def record(self) -> dict[str, object]:
         """The JSONL line `query_sets.read_jsonl_queries` reads (it refuses other keys)."""
         return {"id": self.id, "query": self.query, "answer_ids": list(self.answer_ids), "split": self.split,
-                "template": self.template, "hops": self.hops, "level": self.level}
+                "template": self.template, "hops": self.hops, "level": self.level,
+                "topic_ids": [anchor.id for anchor in self.anchors]}
 
     def anchor_record(self) -> dict[str, object]:
         """The anchors and keyword, for analysis beside the query file."""

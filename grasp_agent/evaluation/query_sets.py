@@ -46,13 +46,15 @@ class EvalQuery(BaseModel):
     template: str | None = None
     hops: int | None = Field(default=None, ge=0)
     level: str | None = None
+    # The nodes the query is about (its anchors), as BioStrat-QA records them; AdaPath starts its paths there.
+    topic_ids: tuple[str, ...] = ()
 
     @field_validator("id", mode="before")
     @classmethod
     def _int_id_to_str(cls, value: Any) -> Any:
         return _id_text(value)
 
-    @field_validator("answer_ids", mode="before")
+    @field_validator("answer_ids", "topic_ids", mode="before")
     @classmethod
     def _int_answers_to_str(cls, value: Any) -> Any:
         if isinstance(value, list | tuple):

@@ -176,6 +176,9 @@ def test_the_file_reads_back_as_eval_queries(queries: list[BenchQuery], tmp_path
     read = read_jsonl_queries(path)
     assert [(r.id, r.text, r.answer_ids, r.split, r.template, r.hops, r.level) for r in read] == [
         (q.id, q.query, q.answer_ids, q.split, q.template, q.hops, q.level) for q in queries]
+    # The topic entities (AdaPath's path starts) are the anchors, in anchor order.
+    assert [r.topic_ids for r in read] == [tuple(anchor.id for anchor in q.anchors) for q in queries]
+    assert all(r.topic_ids for r in read)
     assert len(anchors.read_text(encoding="utf-8").splitlines()) == COUNT
 
 
