@@ -53,3 +53,58 @@ WHERE type(r) IN $types
 RETURN i, a.id AS sourceId, b.id AS targetId, [l IN labels(a) WHERE l IN $labels][0] AS sourceLabel,
        [l IN labels(b) WHERE l IN $labels][0] AS targetLabel, type(r) AS type, startNode(r) = a AS outgoing
 ORDER BY i, type, outgoing DESC;
+
+// ---- Path-Bank storage: labels AdaPathBank, AdaPathQuery, AdaPathMetaPath (outside every SKB schema) ----
+
+// name: bank_query_constraint
+CREATE CONSTRAINT adapath_query_id IF NOT EXISTS FOR (q:AdaPathQuery) REQUIRE q.id IS UNIQUE;
+
+// name: bank_metapath_constraint
+CREATE CONSTRAINT adapath_metapath_signature IF NOT EXISTS FOR (m:AdaPathMetaPath) REQUIRE m.signature IS UNIQUE;
+
+// name: bank_vector_index
+CREATE VECTOR INDEX adapath_query_embedding IF NOT EXISTS
+FOR (q:AdaPathQuery) ON q.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};
+
+// name: read_bank
+MATCH (b:AdaPathBank)
+RETURN b.skb AS skb, b.fingerprint AS fingerprint, b.embedder AS embedder;
+
+// name: claim_bank
+MERGE (b:AdaPathBank {skb: $skb})
+SET b.fingerprint = $fingerprint, b.embedder = $embedder, b.config = $config;
+
+// name: clear_bank
+MATCH (n)
+WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath
+DETACH DELETE n;
+
+// name: stored_query_ids
+MATCH (q:AdaPathQuery)
+RETURN q.id AS id;
+
+// name: write_query
+// One training query and the meta-paths its paths follow (replacing what an earlier build stored for it).
+MERGE (q:AdaPathQuery {id: $id})
+SET q.text = $text, q.topic_ids = $topicIds, q.answer_ids = $answerIds, q.corridor_nodes = $corridorNodes,
+    q.paths = $pathCount
+WITH q
+CALL db.create.setNodeVectorProperty(q, 'embedding', $vector)
+WITH q
+OPTIONAL MATCH (q)-[old:ADAPATH_USES]->()
+DELETE old
+WITH DISTINCT q
+UNWIND $metaPaths AS m
+MERGE (p:AdaPathMetaPath {signature: m.signature})
+  ON CREATE SET p.hops = m.hops, p.start_label = m.startLabel, p.answer_label = m.answerLabel,
+                p.relations = m.relations, p.outgoing = m.outgoing, p.labels = m.labels
+MERGE (q)-[u:ADAPATH_USES]->(p)
+SET u.cost = m.cost, u.paths = m.paths
+RETURN count(u) AS written;
+
+// name: refresh_support
+// A meta-path's support: how many training queries used it.
+MATCH (p:AdaPathMetaPath)
+SET p.support = COUNT { (p)<-[:ADAPATH_USES]-(:AdaPathQuery) }
+RETURN count(p) AS metaPaths, sum(p.support) AS uses;

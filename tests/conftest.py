@@ -70,12 +70,13 @@ def artifacts_dir() -> Path:
 
 
 def reset_database(driver: Driver) -> None:
-    """Empties the test database: data, grasp vector indexes and SKB constraints (the schema file is re-applied
-    by the next load). Only ever called on the 'test' instance."""
+    """Empties the test database: data, grasp and AdaPath vector indexes and constraints (the schema file is
+    re-applied by the next load). Only ever called on the 'test' instance."""
     with driver.session() as session:  # CALL ... IN TRANSACTIONS needs an auto-commit transaction
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
     for kind, show in (("INDEX", "SHOW VECTOR INDEXES"), ("CONSTRAINT", "SHOW CONSTRAINTS")):
-        records, _, _ = driver.execute_query(f"{show} YIELD name WHERE name STARTS WITH 'grasp_' RETURN name")
+        records, _, _ = driver.execute_query(
+            f"{show} YIELD name WHERE name STARTS WITH 'grasp_' OR name STARTS WITH 'adapath_' RETURN name")
         for record in records:
             # Index names cannot be parameters in DROP; these come from the server and pass the identifier check.
             driver.execute_query(fill_identifiers(f"DROP {kind} {{{{name}}}} IF EXISTS", name=record["name"]))

@@ -61,3 +61,53 @@ def test_unknown_ids_are_reported_and_yield_no_paths(
         found = builder.paths_for(BankQuery("anything", ("HP:9999999",), (NSF,)))
     assert found.missing_ids == ("HP:9999999",) and found.paths == []
     assert _adapath_graphs(driver) == []
+
+
+def _slice_queries(count: int) -> list[Any]:
+    """Benchmark queries generated on the loaded slice itself (topic ids and answers all in it)."""
+    from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark
+    from grasp_agent.evaluation.query_sets import EvalQuery
+    from grasp_agent.skb.hpo import HpoSource
+    from tests.conftest import SPASM as SLICE
+
+    built = build_hpo_benchmark(HpoSource(subset_roots=SLICE), count, seed=0)
+    return [EvalQuery(id=q.id, text=q.query, answer_ids=q.answer_ids, topic_ids=tuple(a.id for a in q.anchors))
+            for q in built]
+
+
+def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.bank_store import BankStore
+    from grasp_agent.errors import GraspError
+    from grasp_agent.skb.info import read_skb_info
+
+    database, schema = test_settings.neo4j_database, hpo_slice.schema()
+    queries = _slice_queries(12)
+    config = BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2)
+    summary = build_bank(driver, database, schema, "load-1", embedder, queries, config, rebuild=True, progress=False)
+    assert summary.built == len(queries) and summary.without_topic == 0
+    assert summary.meta_paths >= 2 and summary.uses >= summary.built - summary.without_paths
+    stored, _, _ = driver.execute_query(
+        "MATCH (q:AdaPathQuery) OPTIONAL MATCH (q)-[u:ADAPATH_USES]->(m:AdaPathMetaPath) "
+        "RETURN count(DISTINCT q) AS queries, count(u) AS uses, collect(DISTINCT m.signature) AS signatures, "
+        "min(size(q.embedding)) AS dims")
+    assert stored[0]["queries"] == len(queries) and stored[0]["uses"] == summary.uses
+    assert stored[0]["dims"] == embedder.dimension
+    assert all(signature.startswith("(:") for signature in stored[0]["signatures"])
+    indexes, _, _ = driver.execute_query("SHOW VECTOR INDEXES YIELD name, state WHERE name = 'adapath_query_embedding' "
+                                         "RETURN state")
+    assert indexes and indexes[0]["state"] in ("ONLINE", "POPULATING")
+
+    # Resumable: a second run finds every query stored and searches nothing.
+    again = build_bank(driver, database, schema, "load-1", embedder, queries, config, progress=False)
+    assert (again.built, again.already_stored) == (0, len(queries))
+    # A bank of another load is refused until rebuilt.
+    with pytest.raises(GraspError, match="built for"):
+        build_bank(driver, database, schema, "load-2", embedder, queries[:1], config, progress=False)
+    assert BankStore(driver, database).identity() is not None
+    # The SKB's schema, as the planners read it, does not see the bank.
+    schema_rows, _, _ = driver.execute_query("CALL grasp.schema() YIELD labels RETURN [l IN labels | l.label] AS names")
+    assert not [name for name in schema_rows[0]["names"] if name.startswith("AdaPath")]
+    assert [info.schema.name for info in read_skb_info(driver, database)] == ["hpo"]
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")

@@ -47,8 +47,8 @@ final class SchemaReader {
         while (types.hasNext()) {
             NamedToken type = types.next();
             long total = read.countsForRelationship(TokenConstants.ANY_LABEL, type.id(), TokenConstants.ANY_LABEL);
-            if (total == 0) {
-                continue; // a token left behind by deleted data
+            if (total == 0 || Bookkeeping.isRelationshipType(type.name())) {
+                continue; // a token left behind by deleted data, or grasp's own bookkeeping
             }
             typeCounts.put(type.name(), total);
             patterns.addAll(patternsOf(type, total, labels));
@@ -61,7 +61,7 @@ final class SchemaReader {
         Iterator<NamedToken> all = tokens.labelsGetAllTokens();
         while (all.hasNext()) {
             NamedToken label = all.next();
-            if (read.countsForNode(label.id()) > 0) {
+            if (read.countsForNode(label.id()) > 0 && !Bookkeeping.isLabel(label.name())) {
                 labels.put(label.id(), label.name());
             }
         }

@@ -95,6 +95,23 @@ class SchemaProceduresTest {
     }
 
     @Test
+    void bookkeepingNodesAndRelationshipsStayOutOfTheSchema() {
+        createSmallKb();
+        run("""
+            CREATE (:GraspMeta {key:'state:kb'}), (:GraspSmokeItem {id:'a'}),
+                   (q:AdaPathQuery {id:'q1'})-[:ADAPATH_USES]->(:AdaPathMetaPath {signature:'(:Disease)'}),
+                   (:AdaPathBank {skb:'kb'})
+            """);
+        Record row = run("CALL grasp.schema()").get(0);
+        assertThat(row.get("labels").asList(v -> v.asMap().get("label")))
+                .containsExactlyInAnyOrder("Disease", "Phenotype", "Gene");
+        assertThat(row.get("relationshipTypes").asList(v -> v.asMap().get("type")))
+                .containsExactlyInAnyOrder("HAS_PHENOTYPE", "IS_A", "ASSOCIATED_WITH");
+        assertThat(run("CALL grasp.schema.validatePath(['AdaPathQuery', 'AdaPathMetaPath'], ['ADAPATH_USES'])")
+                .get(0).get("valid").asBoolean()).isFalse();
+    }
+
+    @Test
     void schemaReflectsWritesMadeAfterItWasCached() {
         createSmallKb();
         run("CALL grasp.schema()");
