@@ -1,16 +1,17 @@
 package grasp.schema;
 
 /**
- * Labels and relationship types grasp itself writes next to an SKB: load state ({@code GraspMeta}), the stack
- * smoke check ({@code GraspSmokeItem}) and the AdaPath Path-Bank ({@code AdaPath*} nodes, {@code ADAPATH_*}
- * relationships). They are not part of any SKB, so the schema, and every plan checked against it, leaves them out.
+ * Labels and relationship types grasp itself writes next to an SKB: load state ({@code GraspMeta}) and the
+ * AdaPath Path-Bank ({@code AdaPath*} nodes, {@code ADAPATH_*} relationships). They are not part of any SKB, so
+ * the schema, and every plan checked against it, leaves them out. (The stack smoke graph stays visible: it is a
+ * real, tiny graph the smoke check and its tests plan over.)
  */
 final class Bookkeeping {
 
     private Bookkeeping() {}
 
     static boolean isLabel(String label) {
-        return label.equals("GraspMeta") || label.startsWith("GraspSmoke") || label.startsWith("AdaPath");
+        return label.equals("GraspMeta") || label.startsWith("AdaPath");
     }
 
     static boolean isRelationshipType(String type) {

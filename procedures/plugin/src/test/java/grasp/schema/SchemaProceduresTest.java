@@ -98,7 +98,7 @@ class SchemaProceduresTest {
     void bookkeepingNodesAndRelationshipsStayOutOfTheSchema() {
         createSmallKb();
         run("""
-            CREATE (:GraspMeta {key:'state:kb'}), (:GraspSmokeItem {id:'a'}),
+            CREATE (:GraspMeta {key:'state:kb'}),
                    (q:AdaPathQuery {id:'q1'})-[:ADAPATH_USES]->(:AdaPathMetaPath {signature:'(:Disease)'}),
                    (:AdaPathBank {skb:'kb'})
             """);
