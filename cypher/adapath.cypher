@@ -108,3 +108,17 @@ RETURN count(u) AS written;
 MATCH (p:AdaPathMetaPath)
 SET p.support = COUNT { (p)<-[:ADAPATH_USES]-(:AdaPathQuery) }
 RETURN count(p) AS metaPaths, sum(p.support) AS uses;
+
+// name: bank_meta_paths
+// Meta-paths of the training queries most similar to the question: each similar query votes with its
+// similarity (the index's score, (1 + cos) / 2) for every meta-path it used; optional filters on hop count,
+// start label (the topic's type) and answer label.
+CALL db.index.vector.queryNodes('adapath_query_embedding', $queries, $queryVector) YIELD node AS q, score
+MATCH (q)-[:ADAPATH_USES]->(m:AdaPathMetaPath)
+WHERE ($hops IS NULL OR m.hops = $hops) AND ($startLabel IS NULL OR m.start_label = $startLabel)
+  AND ($answerLabel IS NULL OR m.answer_label = $answerLabel)
+WITH m, sum(score) AS vote, count(q) AS voters, collect(q.id)[..5] AS examples
+RETURN m.signature AS signature, m.labels AS labels, m.relations AS relations, m.outgoing AS outgoing,
+       coalesce(m.support, 0) AS support, vote, voters, examples
+ORDER BY vote DESC, support DESC, signature
+LIMIT $limit;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from neo4j import Driver
 from grasp_agent.adapath.bank_build import BankConfig, BankQuery, PathBankBuilder
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.embed.cache import CachedEmbedder
 
 pytestmark = pytest.mark.neo4j
 
@@ -110,4 +112,52 @@ def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
     schema_rows, _, _ = driver.execute_query("CALL grasp.schema() YIELD labels RETURN [l IN labels | l.label] AS names")
     assert not [name for name in schema_rows[0]["names"] if name.startswith("AdaPath")]
     assert [info.schema.name for info in read_skb_info(driver, database)] == ["hpo"]
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, embedder: GraspEmbedder,
+                                               tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    from tests.conftest import TEST_INSTANCE_ENV, cli_env
+    from tests.neo4j.test_stack import GRASP
+
+    lines = [json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids), "split": "train",
+                         "topic_ids": list(q.topic_ids)}) for q in _slice_queries(4)]
+    path = tmp_path / "queries.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert isinstance(embedder, CachedEmbedder)
+    env = {**TEST_INSTANCE_ENV, "GRASP_EMBEDDING_CACHE_PATH": str(embedder.path)}
+    args = [GRASP, "adapath", "build-bank", "--queries", str(path), "--corridor", "40", "--paths", "2", "--force"]
+    done = subprocess.run(args, env=cli_env(env), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "searched now" in done.stdout and "distinct meta-paths" in done.stdout
+    stored, _, _ = driver.execute_query("MATCH (q:AdaPathQuery) RETURN count(q) AS n")
+    assert stored[0]["n"] == 4
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """Bank from all but one generated query; the held-back one's embedding retrieves a meta-path that starts
+    at its topic's type, and the answer-type filter keeps only meta-paths ending there."""
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.bank_retrieval import retrieve_meta_paths
+
+    database, schema = test_settings.neo4j_database, hpo_slice.schema()
+    queries = _slice_queries(16)
+    held_back, bank_queries = queries[0], queries[1:]
+    build_bank(driver, database, schema, "load-1", embedder, bank_queries,
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    vector = embedder.embed_query(held_back.text)
+    ranked = retrieve_meta_paths(driver, database, vector, queries=10, limit=5)
+    assert ranked and all(item.vote > 0 and item.voters >= 1 for item in ranked)
+    assert [item.vote for item in ranked] == sorted((item.vote for item in ranked), reverse=True)
+    topic, _, _ = driver.execute_query("MATCH (n {id: $id}) RETURN labels(n)[0] AS label", id=held_back.topic_ids[0])
+    assert ranked[0].meta_path.start_label == topic[0]["label"]  # similar questions start where it starts
+    answer_label = ranked[0].meta_path.answer_label
+    filtered = retrieve_meta_paths(driver, database, vector, queries=10, answer_label=answer_label, hops=1)
+    assert all(item.meta_path.answer_label == answer_label and item.meta_path.hops == 1 for item in filtered)
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")

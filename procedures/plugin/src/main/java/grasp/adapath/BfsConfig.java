@@ -1,0 +1,59 @@
+package grasp.adapath;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code config} map of {@code adapath.bfs}, range-checked; unknown keys are refused.
+ *
+ * @param beamWidth         partial paths kept per depth (best by path score)
+ * @param maxExpansion      relationships read per node and step (bounds hubs)
+ * @param maxDepth          depth of the unguided search (guided: the meta-path's own length, at most 3)
+ * @param maxVisits         relationships read in the whole call; beyond it the search stops and says so
+ * @param timeoutMs         time budget of the whole call; beyond it the search stops and says so
+ * @param limit             paths returned, best first
+ * @param embeddingProperty the node property scored against the query vector
+ */
+public record BfsConfig(long beamWidth, long maxExpansion, long maxDepth, long maxVisits, long timeoutMs, long limit,
+                        String embeddingProperty) {
+
+    static final int MAX_DEPTH = 3;
+    static final Set<String> KEYS = Set.of("beamWidth", "maxExpansion", "maxDepth", "maxVisits", "timeoutMs", "limit",
+            "embeddingProperty");
+    private static final Pattern PROPERTY = Pattern.compile("^[A-Za-z][A-Za-z0-9_]{0,63}$");
+
+    public static BfsConfig parse(Map<String, Object> config) {
+        Map<String, Object> values = config == null ? Map.of() : config;
+        for (String key : values.keySet()) {
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown config key '" + key + "'; allowed: " + new TreeSet<>(KEYS));
+            }
+        }
+        Object property = values.getOrDefault("embeddingProperty", "doc_embedding");
+        if (!(property instanceof String name) || !PROPERTY.matcher(name).matches()) {
+            throw new IllegalArgumentException("config embeddingProperty must match " + PROPERTY.pattern() + "; got " + property);
+        }
+        return new BfsConfig(
+                integer(values, "beamWidth", 20, 1, 10_000),
+                integer(values, "maxExpansion", 2_000, 1, 1_000_000),
+                integer(values, "maxDepth", 2, 1, MAX_DEPTH),
+                integer(values, "maxVisits", 500_000, 1, Long.MAX_VALUE),
+                integer(values, "timeoutMs", 2_000, 1, Long.MAX_VALUE),
+                integer(values, "limit", 50, 1, 10_000),
+                name);
+    }
+
+    private static long integer(Map<String, Object> values, String key, long fallback, long min, long max) {
+        Object value = values.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Long || value instanceof Integer) || ((Number) value).longValue() < min
+                || ((Number) value).longValue() > max) {
+            throw new IllegalArgumentException("config " + key + " must be an integer in [" + min + ", " + max + "]; got " + value);
+        }
+        return ((Number) value).longValue();
+    }
+}
