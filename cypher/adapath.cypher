@@ -122,3 +122,8 @@ RETURN m.signature AS signature, m.labels AS labels, m.relations AS relations, m
        coalesce(m.support, 0) AS support, vote, voters, examples
 ORDER BY vote DESC, support DESC, signature
 LIMIT $limit;
+
+// name: bfs
+CALL adapath.bfs($topicIds, $metaPaths, $queryVector, $config)
+YIELD nodeIds, names, labels, relations, outgoing, score, metaPath, truncated
+RETURN nodeIds, names, labels, relations, outgoing, score, metaPath, truncated;

@@ -161,3 +161,27 @@ def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
     filtered = retrieve_meta_paths(driver, database, vector, queries=10, answer_label=answer_label, hops=1)
     assert all(item.meta_path.answer_label == answer_label and item.meta_path.hops == 1 for item in filtered)
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_held_back_query(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """AdaPath end to end on the real slice: bank from the first generated queries, then each of a few
+    held-back queries gets meta-paths from the bank and adapath.bfs paths from its topic; most reach a gold
+    answer (the acceptance asks for at least one; we hold it to a majority)."""
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.path_search import find_paths
+
+    database, schema = test_settings.neo4j_database, hpo_slice.schema()
+    queries = _slice_queries(30)
+    bank_queries, held_back = queries[:24], queries[24:]
+    build_bank(driver, database, schema, "load-1", embedder, bank_queries,
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    reached = 0
+    for query in held_back:
+        search = find_paths(driver, database, embedder, query.text, query.topic_ids, config={"beamWidth": 30})
+        assert search.guided and search.meta_paths
+        assert all(path.node_ids[0] in query.topic_ids for path in search.paths)
+        reached += bool(set(search.ranked_end_nodes()[:20]) & set(query.answer_ids))
+    assert reached >= len(held_back) // 2 + 1, f"{reached} of {len(held_back)} held-back queries reached a gold answer"
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
