@@ -48,3 +48,36 @@ def build_bank_command(
         table.add_row(name, f"{value:,}")
     table.add_row("seconds per query (median / p95)", f"{summary.median_seconds:.2f} / {summary.p95_seconds:.2f}")
     console.print(table)
+
+
+@app.command()
+@friendly_errors
+def ask(
+    question: str = typer.Argument(..., help="The question."),
+    topic: list[str] = typer.Option(..., "--topic", help="A topic node's SKB id (the path start); repeatable."),
+    hops: int = typer.Option(None, "--hops", min=1, max=3, help="Only meta-paths of this many hops."),
+    answer_type: str = typer.Option(None, "--answer-type", help="Only meta-paths ending at this label."),
+    beam: int = typer.Option(20, "--beam", min=1, help="Beam width of the guided search."),
+    k: int = typer.Option(10, "-k", min=1, help="Paths to show."),
+) -> None:
+    """Meta-paths the Path-Bank offers for the question, and the paths adapath.bfs finds from the topic."""
+    from grasp_agent.adapath.path_search import find_paths
+    from grasp_agent.embed.factory import make_embedder
+
+    settings = load_settings()
+    with open_driver(settings) as driver:
+        search = find_paths(driver, settings.neo4j_database, make_embedder(settings), question, topic, hops=hops,
+                            answer_label=answer_type, config={"beamWidth": beam, "limit": k})
+    if search.meta_paths:
+        table = Table("meta-path", "vote", "similar queries", "support", title="Meta-paths from the Path-Bank")
+        for item in search.meta_paths:
+            table.add_row(item.meta_path.signature, f"{item.vote:.2f}", str(item.voters), str(item.support))
+        console.print(table)
+    else:
+        console.print("The Path-Bank offers no meta-path for this question: unguided search.")
+    paths = Table("#", "path", "score", "meta-path", title=f"Paths from {', '.join(topic)}")
+    for number, path in enumerate(search.paths[:k], start=1):
+        paths.add_row(str(number), path.render(), f"{path.score:.3f}", path.meta_path)
+    console.print(paths)
+    if search.truncated:
+        console.print("[yellow]a search budget stopped the search early; results may be incomplete[/]")

@@ -123,8 +123,9 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     from tests.conftest import TEST_INSTANCE_ENV, cli_env
     from tests.neo4j.test_stack import GRASP
 
+    queries = _slice_queries(5)
     lines = [json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids), "split": "train",
-                         "topic_ids": list(q.topic_ids)}) for q in _slice_queries(4)]
+                         "topic_ids": list(q.topic_ids)}) for q in queries[:4]]
     path = tmp_path / "queries.jsonl"
     path.write_text("\n".join(lines) + "\n")
     assert isinstance(embedder, CachedEmbedder)
@@ -135,6 +136,11 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     assert "searched now" in done.stdout and "distinct meta-paths" in done.stdout
     stored, _, _ = driver.execute_query("MATCH (q:AdaPathQuery) RETURN count(q) AS n")
     assert stored[0]["n"] == 4
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    asked = subprocess.run([GRASP, "adapath", "ask", queries[4].text, "--topic", str(queries[4].topic_ids[0])],
+                           env=cli_env(env), capture_output=True, text=True)
+    assert asked.returncode == 0, asked.stderr
+    assert "Meta-paths from the Path-Bank" in asked.stdout and "Paths from" in asked.stdout
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 
