@@ -10,6 +10,7 @@ import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from neo4j import Driver
 from tqdm import tqdm
@@ -17,8 +18,23 @@ from tqdm import tqdm
 from grasp_agent.adapath.bank_build import BankConfig, BankQuery, PathBankBuilder
 from grasp_agent.adapath.bank_store import BankIdentity, BankStore
 from grasp_agent.embed.base import GraspEmbedder
-from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.skb.schema import SkbSchema
+
+
+class TrainingQuery(Protocol):
+    """What a bank is built from (an `EvalQuery` of a query file is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def topic_ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def answer_ids(self) -> tuple[str, ...]: ...
 
 
 @dataclass
@@ -43,7 +59,7 @@ class BankBuildSummary:
 
 
 def build_bank(driver: Driver, database: str, schema: SkbSchema, fingerprint: str, embedder: GraspEmbedder,
-               queries: Sequence[EvalQuery], config: BankConfig = BankConfig(), *, rebuild: bool = False,
+               queries: Sequence[TrainingQuery], config: BankConfig = BankConfig(), *, rebuild: bool = False,
                progress: bool = True) -> BankBuildSummary:
     store = BankStore(driver, database)
     store.claim(BankIdentity(schema.name, fingerprint, embedder.model_id), config, embedder.dimension, rebuild)

@@ -60,10 +60,11 @@ def _as_procedure_map(ranked: RankedMetaPath) -> dict[str, Any]:
 
 def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question: str, topic_ids: Sequence[str | int], *,
                bank_queries: int = 20, meta_paths: int = 5, hops: int | None = None, answer_label: str | None = None,
-               config: Mapping[str, Any] | None = None) -> PathSearch:
+               config: Mapping[str, Any] | None = None, use_bank: bool = True) -> PathSearch:
+    """`use_bank=False` is the unguided baseline (AdaPath without its Path-Bank)."""
     vector = embedder.embed_query(question)
     ranked = retrieve_meta_paths(driver, database, vector, queries=bank_queries, limit=meta_paths, hops=hops,
-                                 answer_label=answer_label)
+                                 answer_label=answer_label) if use_bank else []
     search = PathSearch(meta_paths=ranked, guided=bool(ranked))
     records, _, _ = driver.execute_query(
         load_statements("adapath.cypher")["bfs"],

@@ -18,7 +18,8 @@ def evaluate(
     queries: Path = typer.Option(..., "--queries", help="JSONL ({id, query, answer_ids}) or STaRK's QA CSV."),
     split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
     systems: str = typer.Option("bm25,vss,hybrid,text,graph,grasp,grasp+rerank", "--systems",
-                                help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank."),
+                                help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank, "
+                                "adapath, adapath-unguided (these two need topic_ids; adapath a Path-Bank)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),

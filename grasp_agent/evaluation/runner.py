@@ -4,7 +4,10 @@ Systems (names as `grasp eval --systems` takes them):
 - `bm25`, `vss`, `hybrid` (BM25+VSS RRF): the text baselines on the whole node document;
 - `text`: the mFAR multi-field text branch;
 - `graph`: the graph branch alone (extract, link, plan, execute);
-- `grasp`: both branches fused; `grasp+rerank`: fused, then reranked.
+- `grasp`: both branches fused; `grasp+rerank`: fused, then reranked;
+- `adapath`: AdaPath (Path-Bank meta-paths, guided beam search from the query's topic ids; end nodes ranked by
+  their best path), `adapath-unguided`: the same search without the bank. Both need `topic_ids` in the query
+  file; `adapath` needs a Path-Bank (`grasp adapath build-bank`).
 
 `graph`, `grasp` and `grasp+rerank` come from ONE pipeline run per query (they are its stages), timed by
 the stages they include: graph = the graph branch's wall time, grasp = the parallel step plus fusion,
@@ -18,8 +21,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from neo4j.exceptions import Neo4jError
 from tqdm import tqdm
 
+from grasp_agent.adapath.bank_store import BankStore
+from grasp_agent.adapath.path_search import find_paths
 from grasp_agent.api import Grasp
 from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import EvalQuery
@@ -31,8 +37,10 @@ from grasp_agent.text_branch.retriever import TextBranch, TextRanking
 
 TEXT_BASELINES = ("bm25", "vss", "hybrid", "text")
 PIPELINE_SYSTEMS = ("graph", "grasp", "grasp+rerank")
-SYSTEMS = (*TEXT_BASELINES, *PIPELINE_SYSTEMS)
+ADAPATH_SYSTEMS = ("adapath", "adapath-unguided")
+SYSTEMS = (*TEXT_BASELINES, *PIPELINE_SYSTEMS, *ADAPATH_SYSTEMS)
 DEPTH = 100  # ranks kept per query: enough for R@50 and MRR
+ADAPATH_SEARCH = {"beamWidth": 20, "maxDepth": 3, "limit": DEPTH}  # unguided: up to 3 hops, as the meta-paths
 
 
 class EvaluationError(GraspError):
@@ -83,6 +91,8 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
         raise EvaluationError(f"text systems need the text branch: {grasp.parts.text_unavailable}")
     if "grasp+rerank" in chosen and grasp.parts.reranker is None:
         raise EvaluationError("grasp+rerank needs a reranker; GRASP_RERANKER is 'none'")
+    if "adapath" in chosen and BankStore(grasp.parts.driver, grasp.parts.settings.neo4j_database).identity() is None:
+        raise EvaluationError("adapath needs a Path-Bank in the database: run `grasp adapath build-bank --queries F`")
     results = {name: SystemRuns(name) for name in chosen}
     pipeline_options = (options or SearchOptions()).model_copy(update={"k": DEPTH, "with_cypher": False,
                                                                         "rerank": "grasp+rerank" in chosen})
@@ -91,6 +101,9 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
             if name in TEXT_BASELINES:
                 assert text_branch is not None
                 results[name].runs.append(_run_text(name, text_branch, query))
+        for name in chosen:
+            if name in ADAPATH_SYSTEMS:
+                results[name].runs.append(_run_adapath(name, grasp, query))
         if any(name in PIPELINE_SYSTEMS for name in chosen):
             for name, run in _run_pipeline(grasp, query, pipeline_options).items():
                 if name in results:
@@ -107,6 +120,19 @@ def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
     except GraspError as error:
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
     return QueryRun(query.id, ranking.ids, _since(start))
+
+
+def _run_adapath(name: str, grasp: Grasp, query: EvalQuery) -> QueryRun:
+    if not query.topic_ids:
+        return QueryRun(query.id, (), 0.0, "no topic_ids in the query file")
+    parts = grasp.parts
+    start = time.perf_counter()
+    try:
+        search = find_paths(parts.driver, parts.settings.neo4j_database, parts.embedder, query.text, query.topic_ids,
+                            config=ADAPATH_SEARCH, use_bank=name == "adapath")
+    except (GraspError, Neo4jError) as error:
+        return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
+    return QueryRun(query.id, tuple(search.ranked_end_nodes())[:DEPTH], _since(start))
 
 
 def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dict[str, QueryRun]:

@@ -191,3 +191,28 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
         reached += bool(set(search.ranked_end_nodes()[:20]) & set(query.answer_ids))
     assert reached >= len(held_back) // 2 + 1, f"{reached} of {len(held_back)} held-back queries reached a gold answer"
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
+        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.evaluation.query_sets import EvalQuery
+    from grasp_agent.evaluation.runner import EvaluationError, run_systems
+
+    queries = _slice_queries(30)
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+    with pytest.raises(EvaluationError, match="build-bank"):
+        run_systems(grasp, queries[24:], ["adapath"])
+    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    no_topic = EvalQuery(id="no-topic", text="which genes?", answer_ids=("NCBIGene:4905",))
+    results = run_systems(grasp, [*queries[24:], no_topic], ["adapath", "adapath-unguided"])
+    for name in ("adapath", "adapath-unguided"):
+        runs = results[name].runs
+        assert [run.query_id for run in runs] == [q.id for q in queries[24:]] + ["no-topic"]
+        assert runs[-1].failure == "no topic_ids in the query file" and results[name].failures == 1
+    hits = sum(bool(set(run.ranked[:20]) & set(q.answer_ids))
+               for run, q in zip(results["adapath"].runs, queries[24:], strict=False))
+    assert hits >= 1
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
