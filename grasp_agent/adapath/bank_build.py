@@ -120,16 +120,18 @@ class PathBankBuilder:
             self._run("drop_graph", graph=self._graph)
             self._projected = False
 
-    def _run(self, name: str, query: str | None = None, **parameters: Any) -> list[dict[str, Any]]:
-        records, _, _ = self._driver.execute_query(query or self._statements[name], parameters,
-                                                   database_=self._database)
+    def _run(self, name: str, **parameters: Any) -> list[dict[str, Any]]:
+        return self._query(self._statements[name], **parameters)
+
+    def _query(self, text: str, **parameters: Any) -> list[dict[str, Any]]:
+        records, _, _ = self._driver.execute_query(text, parameters, database_=self._database)
         return [record.data() for record in records]
 
     def _gds_ids(self, ids: Sequence[NodeId]) -> dict[NodeId, int]:
         found: dict[NodeId, int] = {}
         for label in self._labels:
             query = fill_identifiers(self._statements["node_ids"], label=label)
-            found.update((row["id"], row["nodeId"]) for row in self._run("node_ids", query, ids=list(ids)))
+            found.update((row["id"], row["nodeId"]) for row in self._query(query, ids=list(ids)))
         return found
 
     def _ppr(self, sources: list[int]) -> dict[int, float]:
