@@ -1,8 +1,10 @@
 package grasp.adapath;
 
+import static grasp.config.ConfigValues.integer;
+import static grasp.config.ConfigValues.known;
+
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -25,12 +27,7 @@ public record BfsConfig(long beamWidth, long maxExpansion, long maxDepth, long m
     private static final Pattern PROPERTY = Pattern.compile("^[A-Za-z][A-Za-z0-9_]{0,63}$");
 
     public static BfsConfig parse(Map<String, Object> config) {
-        Map<String, Object> values = config == null ? Map.of() : config;
-        for (String key : values.keySet()) {
-            if (!KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown config key '" + key + "'; allowed: " + new TreeSet<>(KEYS));
-            }
-        }
+        Map<String, Object> values = known(config, KEYS);
         Object property = values.getOrDefault("embeddingProperty", "doc_embedding");
         if (!(property instanceof String name) || !PROPERTY.matcher(name).matches()) {
             throw new IllegalArgumentException("config embeddingProperty must match " + PROPERTY.pattern() + "; got " + property);
@@ -43,17 +40,5 @@ public record BfsConfig(long beamWidth, long maxExpansion, long maxDepth, long m
                 integer(values, "timeoutMs", 2_000, 1, Long.MAX_VALUE),
                 integer(values, "limit", 50, 1, 10_000),
                 name);
-    }
-
-    private static long integer(Map<String, Object> values, String key, long fallback, long min, long max) {
-        Object value = values.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        if (!(value instanceof Long || value instanceof Integer) || ((Number) value).longValue() < min
-                || ((Number) value).longValue() > max) {
-            throw new IllegalArgumentException("config " + key + " must be an integer in [" + min + ", " + max + "]; got " + value);
-        }
-        return ((Number) value).longValue();
     }
 }

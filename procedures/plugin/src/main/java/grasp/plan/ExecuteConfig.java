@@ -1,8 +1,11 @@
 package grasp.plan;
 
+import static grasp.config.ConfigValues.integer;
+import static grasp.config.ConfigValues.known;
+import static grasp.config.ConfigValues.number;
+
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The {@code config} map of {@code grasp.plan.execute}, range-checked.
@@ -22,12 +25,7 @@ public record ExecuteConfig(
     static final Set<String> KEYS = Set.of("k", "tau", "maxRows", "timeoutMs", "denseWeight", "exactLimit", "indexTopN");
 
     public static ExecuteConfig parse(Map<String, Object> config) {
-        Map<String, Object> values = config == null ? Map.of() : config;
-        for (String key : values.keySet()) {
-            if (!KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown config key '" + key + "'; allowed: " + new TreeSet<>(KEYS));
-            }
-        }
+        Map<String, Object> values = known(config, KEYS);
         return new ExecuteConfig(
                 integer(values, "k", -1, Long.MIN_VALUE, 1000),
                 number(values, "tau", -1.0),
@@ -36,29 +34,5 @@ public record ExecuteConfig(
                 number(values, "denseWeight", 1.0),
                 integer(values, "exactLimit", 20_000, 0, Long.MAX_VALUE),
                 integer(values, "indexTopN", 10_000, 1, 100_000));
-    }
-
-    private static long integer(Map<String, Object> values, String key, long fallback, long min, long max) {
-        Object value = values.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        if (!(value instanceof Long || value instanceof Integer) || ((Number) value).longValue() < min
-                || ((Number) value).longValue() > max) {
-            throw new IllegalArgumentException("config " + key + " must be an integer in [" + (min == Long.MIN_VALUE ? "-inf" : min)
-                    + ", " + max + "]; got " + value);
-        }
-        return ((Number) value).longValue();
-    }
-
-    private static double number(Map<String, Object> values, String key, double fallback) {
-        Object value = values.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        if (!(value instanceof Number number) || !Double.isFinite(number.doubleValue())) {
-            throw new IllegalArgumentException("config " + key + " must be a finite number; got " + value);
-        }
-        return number.doubleValue();
     }
 }
