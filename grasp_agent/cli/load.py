@@ -10,6 +10,7 @@ from rich.table import Table
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.config import Settings
 from grasp_agent.db.connection import open_driver
+from grasp_agent.db.store_size import store_size
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.skb.loader import LoadOptions, LoadSummary, load_skb
 from grasp_agent.skb.source import SkbSource
@@ -27,15 +28,9 @@ def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool
                            LoadOptions(batch_size=batch_size, force=force))
     print_summary(summary)
     if not settings.uses_external_server:
-        console.print(f"store size: {_store_bytes(settings) / 2**20:,.0f} MiB (database files + transaction logs)")
+        console.print(f"store size: {store_size(settings).total_bytes / 2**20:,.0f} MiB "
+                      "(database files + transaction logs)")
     return summary
-
-
-def _store_bytes(settings: Settings) -> int:
-    data = settings.instance_dir / "data"
-    folders = [data / "databases" / settings.neo4j_database, data / "transactions" / settings.neo4j_database]
-    return sum(path.stat().st_size for folder in folders if folder.exists() for path in folder.rglob("*")
-               if path.is_file())
 
 
 def print_summary(summary: LoadSummary) -> None:

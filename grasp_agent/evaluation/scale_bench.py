@@ -24,6 +24,7 @@ from grasp_agent.db.connection import open_driver
 from grasp_agent.db.memory import total_memory_bytes
 from grasp_agent.db.runtime import ensure_runtime
 from grasp_agent.db.server import LocalServer
+from grasp_agent.db.store_size import store_size
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.errors import ConfigError
@@ -33,7 +34,6 @@ from grasp_agent.evaluation.scale_probes import (
     Latency,
     PlanTimings,
     heap_used_mib,
-    store_bytes,
     text_queries,
     time_plans,
     time_text_branch,
@@ -158,8 +158,8 @@ def run_scale(shape: SkbShape, scale: float, base: Settings, options: ScaleOptio
             result.load_seconds = dict(summary.stage_seconds)
             result.nodes_by_label, result.edges_by_triple = summary.nodes, summary.edges
             result.nodes, result.edges = sum(summary.nodes.values()), sum(summary.edges.values())
-            store, logs = store_bytes(settings)
-            result.store_mib, result.tx_log_mib = store / MIB, logs / MIB
+            size = store_size(settings)
+            result.store_mib, result.tx_log_mib = size.database_bytes / MIB, size.transaction_log_bytes / MIB
             result.heap_used_mib_after_load = heap_used_mib(driver, database)
             schema = generated.source().schema()
             result.plans = [time_plans(driver, database, schema, embedder, generated.nodes, node_id, hops,

@@ -1,4 +1,4 @@
-"""What the scale benchmark measures on one loaded SKB: plan execution and text-branch latency, JVM heap, store size.
+"""What the scale benchmark measures on one loaded SKB: plan execution and text-branch latency, JVM heap.
 
 Plans are built from the schema (random relation paths of 1-3 hops, undirected like plans are) and anchored on
 random nodes that have an edge along the first hop, then run through `grasp.plan.execute` exactly as the
@@ -11,14 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from neo4j import Driver, RoutingControl
 from neo4j.exceptions import ClientError
 
-from grasp_agent.config import Settings
 from grasp_agent.cypher_queries import fill_identifiers
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
@@ -199,14 +197,3 @@ def heap_used_mib(driver: Driver, database: str) -> float:
     used = value.get("used") if isinstance(value, dict) else None
     return float(used) / MIB if isinstance(used, int | float) else float("nan")
 
-
-def store_bytes(settings: Settings) -> tuple[int, int]:
-    """(database files, transaction logs) of the instance's database. Neo4j preallocates log files, so the
-    logs' size is a floor on small stores rather than a measure of them."""
-    data = settings.instance_dir / "data"
-    return (_folder_bytes(data / "databases" / settings.neo4j_database),
-            _folder_bytes(data / "transactions" / settings.neo4j_database))
-
-
-def _folder_bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) if folder.exists() else 0
