@@ -28,7 +28,7 @@ from neo4j import Driver
 
 from grasp_agent.adapath.corridor import corridor_nodes
 from grasp_agent.adapath.metapath import MAX_HOPS, MetaPath, PathHop, meta_path_of
-from grasp_agent.cypher_queries import fill_identifiers, load_statements
+from grasp_agent.adapath.statements import AdaPathCypher
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
 from grasp_agent.skb.schema import SkbSchema
@@ -98,13 +98,11 @@ class PathBankBuilder:
 
     def __init__(self, driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder,
                  config: BankConfig = BankConfig()) -> None:
-        self._driver = driver
-        self._database = database
+        self._cypher = AdaPathCypher(driver, database)
         self._embedder = embedder
         self._config = config
         self._labels = [node_type.label for node_type in schema.node_types]
         self._types = [relation.type for relation in schema.relation_types]
-        self._statements = load_statements("adapath.cypher")
         self._graph = f"adapath_skb_{uuid.uuid4().hex[:12]}"
         self._projected = False
 
@@ -121,17 +119,13 @@ class PathBankBuilder:
             self._projected = False
 
     def _run(self, name: str, **parameters: Any) -> list[dict[str, Any]]:
-        return self._query(self._statements[name], **parameters)
-
-    def _query(self, text: str, **parameters: Any) -> list[dict[str, Any]]:
-        records, _, _ = self._driver.execute_query(text, parameters, database_=self._database)
-        return [record.data() for record in records]
+        return self._cypher.run(name, **parameters)
 
     def _gds_ids(self, ids: Sequence[NodeId]) -> dict[NodeId, int]:
         found: dict[NodeId, int] = {}
         for label in self._labels:
-            query = fill_identifiers(self._statements["node_ids"], label=label)
-            found.update((row["id"], row["nodeId"]) for row in self._query(query, ids=list(ids)))
+            rows = self._cypher.run("node_ids", {"label": label}, ids=list(ids))
+            found.update((row["id"], row["nodeId"]) for row in rows)
         return found
 
     def _ppr(self, sources: list[int]) -> dict[int, float]:

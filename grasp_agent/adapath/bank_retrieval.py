@@ -14,8 +14,8 @@ from typing import Any
 
 from neo4j import Driver
 
-from grasp_agent.adapath.metapath import MetaPath, MetaPathStep
-from grasp_agent.cypher_queries import load_statements
+from grasp_agent.adapath.metapath import MetaPath
+from grasp_agent.adapath.statements import AdaPathCypher
 from grasp_agent.errors import GraspError
 
 
@@ -29,12 +29,10 @@ class RankedMetaPath:
 
 
 def meta_path_from_row(row: dict[str, Any]) -> MetaPath:
-    labels, relations, outgoing = list(row["labels"]), list(row["relations"]), list(row["outgoing"])
-    if len(labels) != len(relations) + 1 or len(relations) != len(outgoing):
-        raise GraspError(f"stored meta-path {row.get('signature')!r} is inconsistent: {labels}, {relations}, {outgoing}")
-    steps = tuple(MetaPathStep(relation, bool(out), label)
-                  for relation, out, label in zip(relations, outgoing, labels[1:], strict=True))
-    return MetaPath(labels[0], steps)
+    try:
+        return MetaPath.from_lists(row["labels"], row["relations"], row["outgoing"])
+    except ValueError as error:
+        raise GraspError(f"stored meta-path {row.get('signature')!r} is inconsistent: {error}") from error
 
 
 def retrieve_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], *, queries: int = 20,
@@ -42,9 +40,8 @@ def retrieve_meta_paths(driver: Driver, database: str, query_vector: Sequence[fl
                         answer_label: str | None = None) -> list[RankedMetaPath]:
     if queries < 1 or limit < 1:
         raise GraspError(f"queries and limit must be >= 1; got {queries}, {limit}")
-    records, _, _ = driver.execute_query(
-        load_statements("adapath.cypher")["bank_meta_paths"],
-        {"queries": queries, "queryVector": list(query_vector), "hops": hops, "startLabel": start_label,
-         "answerLabel": answer_label, "limit": limit}, database_=database)
+    rows = AdaPathCypher(driver, database).run(
+        "bank_meta_paths", queries=queries, queryVector=list(query_vector), hops=hops, startLabel=start_label,
+        answerLabel=answer_label, limit=limit)
     return [RankedMetaPath(meta_path_from_row(row), float(row["vote"]), int(row["voters"]), int(row["support"]),
-                           tuple(row["examples"])) for row in (record.data() for record in records)]
+                           tuple(row["examples"])) for row in rows]

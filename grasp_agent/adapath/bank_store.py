@@ -18,7 +18,7 @@ from neo4j import Driver
 
 from grasp_agent.adapath.bank_build import BankConfig, QueryPaths
 from grasp_agent.adapath.metapath import MetaPath
-from grasp_agent.cypher_queries import load_statements
+from grasp_agent.adapath.statements import AdaPathCypher
 from grasp_agent.errors import GraspError
 
 
@@ -38,22 +38,13 @@ def meta_path_rows(found: QueryPaths) -> list[dict[str, Any]]:
             rows[meta]["paths"] += 1
             continue
         rows[meta] = {"signature": meta.signature, "hops": meta.hops, "startLabel": meta.start_label,
-                      "answerLabel": meta.answer_label, "relations": [step.relation for step in meta.steps],
-                      "outgoing": [step.outgoing for step in meta.steps],
-                      "labels": [meta.start_label, *(step.label for step in meta.steps)],
-                      "cost": path.cost, "paths": 1}
+                      "answerLabel": meta.answer_label, **meta.as_lists(), "cost": path.cost, "paths": 1}
     return list(rows.values())
 
 
 class BankStore:
     def __init__(self, driver: Driver, database: str) -> None:
-        self._driver = driver
-        self._database = database
-        self._statements = load_statements("adapath.cypher")
-
-    def _run(self, name: str, **parameters: Any) -> list[dict[str, Any]]:
-        records, _, _ = self._driver.execute_query(self._statements[name], parameters, database_=self._database)
-        return [record.data() for record in records]
+        self._run = AdaPathCypher(driver, database).run
 
     def identity(self) -> BankIdentity | None:
         rows = self._run("read_bank")

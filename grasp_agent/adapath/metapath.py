@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 MAX_HOPS = 3  # AdaPath registers meta-paths of 1-3 hops
 
@@ -39,6 +40,20 @@ class MetaPath:
     @property
     def answer_label(self) -> str:
         return self.steps[-1].label
+
+    def as_lists(self) -> dict[str, list[Any]]:
+        """{labels (hops + 1), relations, outgoing}: how the Path-Bank stores it and `adapath.bfs` takes it."""
+        return {"labels": [self.start_label, *(step.label for step in self.steps)],
+                "relations": [step.relation for step in self.steps], "outgoing": [step.outgoing for step in self.steps]}
+
+    @classmethod
+    def from_lists(cls, labels: Sequence[str], relations: Sequence[str], outgoing: Sequence[bool]) -> MetaPath:
+        if len(labels) != len(relations) + 1 or len(relations) != len(outgoing):
+            raise ValueError(f"a meta-path needs one label more than relations and one direction per relation; "
+                             f"got {list(labels)}, {list(relations)}, {list(outgoing)}")
+        steps = tuple(MetaPathStep(relation, bool(out), label)
+                      for relation, out, label in zip(relations, outgoing, labels[1:], strict=True))
+        return cls(labels[0], steps)
 
     @property
     def signature(self) -> str:

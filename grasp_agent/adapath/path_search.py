@@ -13,7 +13,7 @@ from typing import Any
 from neo4j import Driver
 
 from grasp_agent.adapath.bank_retrieval import RankedMetaPath, retrieve_meta_paths
-from grasp_agent.cypher_queries import load_statements
+from grasp_agent.adapath.statements import AdaPathCypher
 from grasp_agent.embed.base import GraspEmbedder
 
 
@@ -52,12 +52,6 @@ class PathSearch:
         return list(dict.fromkeys(path.end_id for path in self.paths))
 
 
-def _as_procedure_map(ranked: RankedMetaPath) -> dict[str, Any]:
-    meta = ranked.meta_path
-    return {"labels": [meta.start_label, *(step.label for step in meta.steps)],
-            "relations": [step.relation for step in meta.steps], "outgoing": [step.outgoing for step in meta.steps]}
-
-
 def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question: str, topic_ids: Sequence[str | int], *,
                bank_queries: int = 20, meta_paths: int = 5, hops: int | None = None, answer_label: str | None = None,
                config: Mapping[str, Any] | None = None, use_bank: bool = True) -> PathSearch:
@@ -66,10 +60,9 @@ def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question:
     ranked = retrieve_meta_paths(driver, database, vector, queries=bank_queries, limit=meta_paths, hops=hops,
                                  answer_label=answer_label) if use_bank else []
     search = PathSearch(meta_paths=ranked, guided=bool(ranked))
-    records, _, _ = driver.execute_query(
-        load_statements("adapath.cypher")["bfs"],
-        {"topicIds": list(topic_ids), "metaPaths": [_as_procedure_map(item) for item in ranked],
-         "queryVector": vector, "config": dict(config or {})}, database_=database)
+    records = AdaPathCypher(driver, database).run(
+        "bfs", topicIds=list(topic_ids), metaPaths=[item.meta_path.as_lists() for item in ranked], queryVector=vector,
+        config=dict(config or {}))
     for record in records:
         search.paths.append(EvidencePath(tuple(record["nodeIds"]), tuple(record["names"]), tuple(record["labels"]),
                                          tuple(record["relations"]), tuple(record["outgoing"]), float(record["score"]),

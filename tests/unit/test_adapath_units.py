@@ -57,3 +57,13 @@ def test_corridor_ties_break_by_node_id() -> None:
 def test_bank_config_refuses_values_outside_their_range(change: dict[str, float]) -> None:
     with pytest.raises(GraspError, match="invalid AdaPath bank config"):
         BankConfig(**change)  # type: ignore[arg-type]
+
+
+def test_a_meta_path_round_trips_through_the_lists_the_bank_stores() -> None:
+    meta = meta_path_of([_hop("HP:1", "OMIM:2", "HAS_PHENOTYPE", False, ("Phenotype", "Disease")),
+                         _hop("OMIM:2", "G:3", "ASSOCIATED_WITH", False, ("Disease", "Gene"))])
+    assert meta.as_lists() == {"labels": ["Phenotype", "Disease", "Gene"],
+                               "relations": ["HAS_PHENOTYPE", "ASSOCIATED_WITH"], "outgoing": [False, False]}
+    assert MetaPath.from_lists(**meta.as_lists()) == meta
+    with pytest.raises(ValueError, match="one label more"):
+        MetaPath.from_lists(["Phenotype"], ["HAS_PHENOTYPE"], [False])
