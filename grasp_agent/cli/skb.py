@@ -58,7 +58,7 @@ def export_vectors(
     elsewhere, with the same models, look them up instead of embedding again."""
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.skb.vector_export import read_stored_vectors, write_packs
-    from grasp_agent.text_branch.from_database import completed_load, dense_field_texts
+    from grasp_agent.text_branch.from_database import dense_field_texts
 
     settings = load_settings()
     embedder = make_embedder(settings)
@@ -73,8 +73,7 @@ def export_vectors(
             texts = dense_field_texts(driver, settings.neo4j_database, schema, progress=True)
             stored.entries(embedder.model_id).add(texts, embedder.embed_texts(texts))
             console.print(f"text fields: {len(texts):,} texts, {embedder.misses:,} embedded now (not in the cache)")
-        fingerprint = completed_load(driver, settings.neo4j_database, schema.name).fingerprint
-    source = f"SKB {schema.name!r} (source fingerprint {fingerprint[:16]}) as loaded and indexed by grasp"
+    source = f"SKB {schema.name!r} (source fingerprint {stored.fingerprint[:16]}) as loaded and indexed by grasp"
     for path, count in write_packs(stored, out, schema.name, source):
         console.print(f"{path}: {count:,} vectors, {path.stat().st_size / 2**20:.1f} MiB")
     if stored.other_models:

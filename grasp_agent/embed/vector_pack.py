@@ -138,7 +138,7 @@ class PackShelf:
     def __init__(self, directory: Path) -> None:
         self._directory = directory
         self._lock = threading.Lock()
-        self._by_model: dict[str, list[VectorPack]] | None = None
+        self._by_model: dict[str, list[VectorPack]] = {}
         self._paths: dict[str, list[Path]] | None = None
 
     @property
@@ -163,8 +163,6 @@ class PackShelf:
         if not paths:
             return []
         with self._lock:
-            if self._by_model is None:
-                self._by_model = {}
             if model_id not in self._by_model:
                 self._by_model[model_id] = [VectorPack.load(path) for path in paths]
             return self._by_model[model_id]

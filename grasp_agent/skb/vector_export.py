@@ -41,6 +41,7 @@ class PackEntries:
 
 @dataclass
 class StoredVectors:
+    fingerprint: str  # of the load the vectors come from
     by_model: dict[str, PackEntries] = field(default_factory=dict)  # model id -> entries
     other_models: int = 0  # nodes whose doc_hash names other models: left out
 
@@ -66,7 +67,7 @@ def read_stored_vectors(driver: Driver, database: str, schema: SkbSchema, embedd
         raise GraspError(f"SKB {schema.name!r} was loaded with {state.embedder!r} but the configured embedder is "
                          f"{embedder.model_id!r}; configure that embedder (GRASP_EMBEDDER...) to export its vectors")
     embedders = StageEmbedders.for_budget(embedder, DocumentBudget.for_model(embedder.max_tokens))
-    stored = StoredVectors()
+    stored = StoredVectors(state.fingerprint)
     names, docs = stored.entries(embedders.names.model_id), stored.entries(embedders.docs.model_id)
     query_text = load_statements("skb.cypher")["stored_vectors"]
     with driver.session(database=database) as session:
