@@ -110,20 +110,26 @@ SET p.support = COUNT { (p)<-[:ADAPATH_USES]-(:AdaPathQuery) }
 RETURN count(p) AS metaPaths, sum(p.support) AS uses;
 
 // name: bank_meta_paths
-// Meta-paths of the training queries most similar to the question: each similar query votes with its
-// similarity (the index's score, (1 + cos) / 2) for every meta-path it used; optional filters on hop count,
-// start label (the topic's type) and answer label.
-CALL db.index.vector.queryNodes('adapath_query_embedding', $queries, $queryVector) YIELD node AS q, score
-MATCH (q)-[:ADAPATH_USES]->(m:AdaPathMetaPath)
-WHERE ($hops IS NULL OR m.hops = $hops) AND ($startLabel IS NULL OR m.start_label = $startLabel)
-  AND ($answerLabel IS NULL OR m.answer_label = $answerLabel)
-WITH m, sum(score) AS vote, count(q) AS voters, collect(q.id)[..5] AS examples
-RETURN m.signature AS signature, m.labels AS labels, m.relations AS relations, m.outgoing AS outgoing,
-       coalesce(m.support, 0) AS support, vote, voters, examples
-ORDER BY vote DESC, support DESC, signature
-LIMIT $limit;
+// Meta-paths of the training queries most similar to the question (adapath.bank.metaPaths: each similar
+// query votes with its similarity for every meta-path it used), optionally filtered.
+CALL adapath.bank.metaPaths($queryVector, {queries: $queries, limit: $limit, hops: $hops, startLabel: $startLabel,
+                                           answerLabel: $answerLabel})
+YIELD signature, labels, relations, outgoing, support, vote, voters, examples
+RETURN signature, labels, relations, outgoing, support, vote, voters, examples;
 
 // name: bfs
 CALL adapath.bfs($topicIds, $metaPaths, $queryVector, $config)
 YIELD nodeIds, names, labels, relations, outgoing, score, metaPath, truncated
 RETURN nodeIds, names, labels, relations, outgoing, score, metaPath, truncated;
+
+// name: expand
+// One guided step (or unguided, with a null step) from the last node of each frontier path.
+CALL adapath.expand($frontier, $step, $queryVector, $config)
+YIELD path, fromId, nodeId, name, label, relation, outgoing, score, truncated
+RETURN path, fromId, nodeId, name, label, relation, outgoing, score, truncated;
+
+// name: node_names
+// Nodes of one label by SKB id, with their names (topic nodes under a meta-path's start; gold answers).
+UNWIND $ids AS node_id
+MATCH (n:{{label}} {id: node_id})
+RETURN n.id AS id, coalesce(n.name, toString(n.id)) AS name;

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 from neo4j import Driver
 
+from grasp_agent.adapath.graph import MetaPathMode, assemble_path_parts, build_path_graph, run_path_graph
+from grasp_agent.adapath.path_search import PathSearchOptions, Scorer
+from grasp_agent.adapath.result import PathResult
 from grasp_agent.config import Settings
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
@@ -32,6 +35,7 @@ from grasp_agent.pipeline.state import PipelineState
 if TYPE_CHECKING:
     from grasp_agent.integrations.graphrag_retriever import GraspRetriever
     from grasp_agent.integrations.langchain_tool import GraspSearchTool
+    from grasp_agent.integrations.path_tool import GraspPathTool
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class Grasp:
         """Prefer `from_config`; `driver` and `llm`, when given, are closed by `close()`."""
         self.parts = parts
         self.pipeline = build_pipeline(parts)
+        self.path_parts = assemble_path_parts(parts.driver, parts.settings, parts.embedder, llm,
+                                              parts.graph_branch(None))
+        self.path_pipeline = build_path_graph(self.path_parts)
         self._driver = driver
         self._llm = llm
 
@@ -118,6 +125,20 @@ class Grasp:
                                  dict(update or {}))
         yield search_result(final, options.k or self.parts.settings.result_k, self.configuration)
 
+    def paths(self, question: str, *, topic_ids: list[str | int] | None = None, meta_paths: MetaPathMode = "bank",
+              scorer: Scorer | None = None, k: int | None = None) -> PathResult:
+        """AdaPath: paths from the question's topic nodes (`topic_ids`, else its best-linked anchors) that follow
+        the meta-paths of similar training queries (the Path-Bank; `meta_paths="planner"` reads them off the GRASP
+        plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
+        LLM pick each depth's frontier. Failures are in `result.notes`; they do not raise."""
+        options = PathSearchOptions.from_settings(self.parts.settings, scorer=scorer, limit=k)
+        if options.scorer == "llm" and self._llm is None:
+            options = PathSearchOptions.from_settings(self.parts.settings, scorer="embedding", limit=k)
+            result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options)
+            return result.model_copy(update={"notes": ["no LLM configured (GRASP_LLM): the embedding scorer chose "
+                                                       "the frontier", *result.notes]})
+        return run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options)
+
     @property
     def configuration(self) -> SearchConfiguration:
         """The fusion and reranking values searches use unless a call overrides them, each with its source."""
@@ -128,6 +149,12 @@ class Grasp:
         from grasp_agent.integrations.langchain_tool import GraspSearchTool
 
         return GraspSearchTool(grasp=self, name=name, default_k=k)
+
+    def as_path_tool(self, *, name: str = "adapath_paths", k: int = 10) -> GraspPathTool:
+        """A LangChain `BaseTool` (args: question) answering from knowledge-graph paths (AdaPath)."""
+        from grasp_agent.integrations.path_tool import GraspPathTool
+
+        return GraspPathTool(grasp=self, name=name, default_k=k)
 
     def as_retriever(self) -> GraspRetriever:
         """A neo4j-graphrag `Retriever`, e.g. for `neo4j_graphrag.generation.GraphRAG(retriever, llm)`."""

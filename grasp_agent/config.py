@@ -124,6 +124,19 @@ class Settings(BaseSettings):
     rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")
     result_k: int = Field(default=20, ge=1, le=1000, description="Results a search returns by default")
 
+    # AdaPath (path answers): Path-Bank retrieval and the guided beam search
+    adapath_bank_queries: int = Field(default=20, ge=1, le=1000, description="Similar bank queries that vote")
+    adapath_meta_paths: int = Field(default=5, ge=1, le=100, description="Meta-paths the search follows")
+    adapath_beam_width: int = Field(default=20, ge=1, le=1000, description="Partial paths kept per depth")
+    adapath_scorer: Literal["embedding", "llm"] = Field(
+        default="embedding", description="Who picks the next frontier: cosine to the question (in the procedure), "
+        "or the configured LLM between depths (adapath.expand)")
+    adapath_llm_candidates: int = Field(default=12, ge=2, le=100,
+                                        description="llm scorer: candidates per depth it reads (best by cosine)")
+    adapath_min_link_score: float = Field(default=0.8, ge=0.0, le=1.0,
+                                          description="Cosine a mention's link needs to be a topic node")
+    adapath_timeout_ms: int = Field(default=2000, ge=1, description="Time budget of one path search")
+
     @field_validator("neo4j_uri")
     @classmethod
     def _blank_uri_means_local(cls, value: str | None) -> str | None:

@@ -2,8 +2,9 @@
 
 One vector query over the bank queries' embeddings (index `adapath_query_embedding`); each of the `queries`
 nearest votes with its similarity for the meta-paths it used, so a meta-path many similar queries share wins.
-Filters (hop count, topic type, answer type) come from the question's analysis; with no match the caller
-falls back to unguided search.
+Filters (hop count, topic type, answer type) come from the question's analysis. `relaxed_meta_paths` drops
+a filter that leaves nothing (a guessed hop count first, then the answer type) before the caller falls back
+to unguided search: a wrong guess should cost precision, not the answer.
 """
 
 from __future__ import annotations
@@ -45,3 +46,25 @@ def retrieve_meta_paths(driver: Driver, database: str, query_vector: Sequence[fl
         answerLabel=answer_label, limit=limit)
     return [RankedMetaPath(meta_path_from_row(row), float(row["vote"]), int(row["voters"]), int(row["support"]),
                            tuple(row["examples"])) for row in rows]
+
+
+@dataclass(frozen=True)
+class BankChoice:
+    meta_paths: list[RankedMetaPath]
+    hops: int | None  # the filters the meta-paths were retrieved under (None: not filtered)
+    answer_label: str | None
+
+
+def relaxed_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], *, queries: int, limit: int,
+                       hops: int | None, answer_label: str | None, start_labels: Sequence[str] = ()) -> BankChoice:
+    """Meta-paths under (hops, answer type), else under the answer type alone, else unfiltered; each try
+    keeps only meta-paths that start at one of `start_labels` (the topics' types) when those are known."""
+    tries = list(dict.fromkeys([(hops, answer_label), (None, answer_label), (None, None)]))
+    for try_hops, try_answer in tries:
+        found = [item for item in retrieve_meta_paths(driver, database, query_vector, queries=queries,
+                                                      limit=limit * 4 if start_labels else limit, hops=try_hops,
+                                                      answer_label=try_answer)
+                 if not start_labels or item.meta_path.start_label in start_labels][:limit]
+        if found:
+            return BankChoice(found, try_hops, try_answer)
+    return BankChoice([], None, None)

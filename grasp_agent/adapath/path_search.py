@@ -1,71 +1,140 @@
-"""Online AdaPath: meta-paths from the Path-Bank, then the guided beam search (`adapath.bfs`) from the topic.
+"""Online AdaPath: meta-paths (from the Path-Bank, or given), then the guided search from the topic nodes.
 
-When the bank offers no meta-path for the question (empty bank, filters too strict) the search runs
-unguided, as the paper falls back; the result says which happened.
+The bank is asked under the question's hop count and answer type, relaxed when that leaves nothing (see
+bank_retrieval.relaxed_meta_paths); with no meta-path at all the search runs unguided, as the paper falls
+back. The embedding scorer is one `adapath.bfs` call; the LLM scorer walks depth by depth with
+`adapath.expand` (frontier.py). The result says which of these happened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from neo4j import Driver
 
-from grasp_agent.adapath.bank_retrieval import RankedMetaPath, retrieve_meta_paths
+from grasp_agent.adapath.bank_retrieval import RankedMetaPath, relaxed_meta_paths
+from grasp_agent.adapath.frontier import LLMFrontierScorer
+from grasp_agent.adapath.metapath import MAX_HOPS, MetaPath
+from grasp_agent.adapath.path_evidence import EvidencePath, NodeId, ranked_end_nodes
 from grasp_agent.adapath.statements import AdaPathCypher
+from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.errors import GraspError
+from grasp_agent.llm.base import GraspLLM
+
+MetaPathSource = Literal["bank", "given", "none"]
+Scorer = Literal["embedding", "llm"]
 
 
 @dataclass(frozen=True)
-class EvidencePath:
-    node_ids: tuple[str | int, ...]
-    names: tuple[str, ...]
-    labels: tuple[str, ...]
-    relations: tuple[str, ...]
-    outgoing: tuple[bool, ...]
-    score: float
-    meta_path: str  # signature, or "unguided"
+class PathSearchOptions:
+    bank_queries: int = 20
+    meta_paths: int = 5
+    beam_width: int = 20
+    limit: int = 100  # paths returned
+    timeout_ms: int = 2000
+    unguided_depth: int = MAX_HOPS
+    scorer: Scorer = "embedding"
+    llm_candidates: int = 12
 
-    @property
-    def end_id(self) -> str | int:
-        return self.node_ids[-1]
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> PathSearchOptions:
+        values = {"bank_queries": settings.adapath_bank_queries, "meta_paths": settings.adapath_meta_paths,
+                  "beam_width": settings.adapath_beam_width, "timeout_ms": settings.adapath_timeout_ms,
+                  "scorer": settings.adapath_scorer, "llm_candidates": settings.adapath_llm_candidates}
+        return cls(**{**values, **{key: value for key, value in overrides.items() if value is not None}})
 
-    def render(self) -> str:
-        """`Epileptic spasm <-[ASSOCIATED_WITH]- KCNT2`."""
-        parts = [self.names[0]]
-        for relation, out, name in zip(self.relations, self.outgoing, self.names[1:], strict=True):
-            parts.append(f"-[{relation}]->" if out else f"<-[{relation}]-")
-            parts.append(name)
-        return " ".join(parts)
+    def procedure_config(self, *, guided: bool) -> dict[str, Any]:
+        config: dict[str, Any] = {"beamWidth": self.beam_width, "limit": self.limit, "timeoutMs": self.timeout_ms}
+        if not guided:
+            config["maxDepth"] = self.unguided_depth
+        return config
 
 
 @dataclass
 class PathSearch:
     meta_paths: list[RankedMetaPath] = field(default_factory=list)
+    meta_path_source: MetaPathSource = "none"
+    hops_filter: int | None = None  # the bank filters the meta-paths were retrieved under
+    answer_filter: str | None = None
     paths: list[EvidencePath] = field(default_factory=list)
-    guided: bool = True
+    scorer: str = "embedding"
     truncated: bool = False
+    notes: list[str] = field(default_factory=list)
 
-    def ranked_end_nodes(self) -> list[str | int]:
-        """End nodes, best path first, each once (what `grasp eval` ranks)."""
-        return list(dict.fromkeys(path.end_id for path in self.paths))
+    @property
+    def guided(self) -> bool:
+        return bool(self.meta_paths)
+
+    def ranked_end_nodes(self) -> list[NodeId]:
+        return ranked_end_nodes(self.paths)
 
 
-def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question: str, topic_ids: Sequence[str | int], *,
-               bank_queries: int = 20, meta_paths: int = 5, hops: int | None = None, answer_label: str | None = None,
-               config: Mapping[str, Any] | None = None, use_bank: bool = True) -> PathSearch:
-    """`use_bank=False` is the unguided baseline (AdaPath without its Path-Bank)."""
-    vector = embedder.embed_query(question)
-    ranked = retrieve_meta_paths(driver, database, vector, queries=bank_queries, limit=meta_paths, hops=hops,
-                                 answer_label=answer_label) if use_bank else []
-    search = PathSearch(meta_paths=ranked, guided=bool(ranked))
-    records = AdaPathCypher(driver, database).run(
-        "bfs", topicIds=list(topic_ids), metaPaths=[item.meta_path.as_lists() for item in ranked], queryVector=vector,
-        config=dict(config or {}))
-    for record in records:
-        search.paths.append(EvidencePath(tuple(record["nodeIds"]), tuple(record["names"]), tuple(record["labels"]),
-                                         tuple(record["relations"]), tuple(record["outgoing"]), float(record["score"]),
-                                         str(record["metaPath"])))
-        search.truncated = search.truncated or bool(record["truncated"])
+def given(meta_paths: Sequence[MetaPath]) -> list[RankedMetaPath]:
+    """Meta-paths from elsewhere (a plan, the caller) in the bank's shape, in their given order."""
+    return [RankedMetaPath(meta_path, 0.0, 0, 0, ()) for meta_path in meta_paths]
+
+
+def choose_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], options: PathSearchOptions, *,
+                      hops: int | None = None, answer_label: str | None = None, start_labels: Sequence[str] = (),
+                      meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True) -> PathSearch:
+    """A search with its meta-paths chosen: `meta_paths` when given (AdaPath without the bank), else the
+    bank's when `use_bank` (filters relaxed as needed), else none (the unguided baseline)."""
+    search = PathSearch(scorer=options.scorer)
+    if meta_paths is not None:
+        search.meta_paths, search.meta_path_source = given(meta_paths)[: options.meta_paths], "given"
+    elif use_bank:
+        choice = relaxed_meta_paths(driver, database, query_vector, queries=options.bank_queries,
+                                    limit=options.meta_paths, hops=hops, answer_label=answer_label,
+                                    start_labels=start_labels)
+        search.meta_paths, search.hops_filter, search.answer_filter = choice.meta_paths, choice.hops, choice.answer_label
+        search.meta_path_source = "bank" if choice.meta_paths else "none"
+        if (hops, answer_label) != (choice.hops, choice.answer_label) and choice.meta_paths:
+            search.notes.append(f"no bank meta-path for hops={hops}, answer type={answer_label}; relaxed to "
+                                f"hops={choice.hops}, answer type={choice.answer_label}")
+    if not search.meta_paths and (use_bank or meta_paths is not None):
+        search.notes.append("no meta-path to follow: unguided search")
     return search
+
+
+def search_paths(driver: Driver, database: str, search: PathSearch, question: str, query_vector: Sequence[float],
+                 topic_ids: Sequence[NodeId], options: PathSearchOptions, llm: GraspLLM | None = None) -> PathSearch:
+    """Fills `search.paths`: unguided without meta-paths, else guided by the embedding or the LLM scorer."""
+    if not topic_ids:
+        raise GraspError("a path search needs at least one topic node id")
+    if options.scorer == "llm" and search.meta_paths:
+        if llm is None:
+            raise GraspError("the llm frontier scorer needs an LLM (GRASP_LLM); or use scorer='embedding'")
+        scorer = LLMFrontierScorer(llm, candidates=options.llm_candidates, beam_width=min(options.beam_width, 10))
+        found = scorer.search(driver, database, question, query_vector, topic_ids,
+                              [item.meta_path for item in search.meta_paths], {"timeoutMs": options.timeout_ms})
+        search.paths, search.truncated, search.scorer = found.paths[: options.limit], found.truncated, "llm"
+        search.notes.extend(f"LLM frontier choice failed, cosine order kept: {failure}"
+                            for failure in found.llm_failures)
+    else:
+        _run_bfs(driver, database, search, topic_ids, query_vector, options)
+    return search
+
+
+def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question: str, topic_ids: Sequence[NodeId], *,
+               options: PathSearchOptions | None = None, hops: int | None = None, answer_label: str | None = None,
+               start_labels: Sequence[str] = (), meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True,
+               llm: GraspLLM | None = None) -> PathSearch:
+    """Meta-paths (choose_meta_paths), then the paths from `topic_ids` (search_paths)."""
+    options = options or PathSearchOptions()
+    vector = embedder.embed_query(question)
+    search = choose_meta_paths(driver, database, vector, options, hops=hops, answer_label=answer_label,
+                               start_labels=start_labels, meta_paths=meta_paths, use_bank=use_bank)
+    return search_paths(driver, database, search, question, vector, topic_ids, options, llm)
+
+
+def _run_bfs(driver: Driver, database: str, search: PathSearch, topic_ids: Sequence[NodeId],
+             vector: Sequence[float], options: PathSearchOptions) -> None:
+    records = AdaPathCypher(driver, database).run(
+        "bfs", topicIds=list(topic_ids), metaPaths=[item.meta_path.as_lists() for item in search.meta_paths],
+        queryVector=list(vector), config=options.procedure_config(guided=search.guided))
+    search.scorer = "embedding"
+    search.paths = [EvidencePath.from_record(record) for record in records]
+    search.truncated = any(bool(record["truncated"]) for record in records)

@@ -54,30 +54,55 @@ def build_bank_command(
 @friendly_errors
 def ask(
     question: str = typer.Argument(..., help="The question."),
-    topic: list[str] = typer.Option(..., "--topic", help="A topic node's SKB id (the path start); repeatable."),
-    hops: int = typer.Option(None, "--hops", min=1, max=3, help="Only meta-paths of this many hops."),
-    answer_type: str = typer.Option(None, "--answer-type", help="Only meta-paths ending at this label."),
-    beam: int = typer.Option(20, "--beam", min=1, help="Beam width of the guided search."),
+    topic: list[str] = typer.Option(None, "--topic", help="A topic node's SKB id (the path start); repeatable. "
+                                    "Default: the question's best-linked anchors."),
+    meta_paths: str = typer.Option("bank", "--meta-paths", help="bank (Path-Bank), planner (read off the GRASP "
+                                   "plan) or none (unguided)."),
+    scorer: str = typer.Option(None, "--scorer", help="embedding or llm (default: GRASP_ADAPATH_SCORER)."),
     k: int = typer.Option(10, "-k", min=1, help="Paths to show."),
 ) -> None:
-    """Meta-paths the Path-Bank offers for the question, and the paths adapath.bfs finds from the topic."""
-    from grasp_agent.adapath.path_search import find_paths
+    """Topic nodes, the meta-paths offered for the question, the paths found from the topics, and the answer."""
+    from grasp_agent.adapath.graph import assemble_path_parts, build_path_graph, run_path_graph
+    from grasp_agent.adapath.path_search import PathSearchOptions
     from grasp_agent.embed.factory import make_embedder
+    from grasp_agent.llm.factory import make_llm
 
+    if meta_paths not in ("bank", "planner", "none"):
+        raise typer.BadParameter(f"--meta-paths {meta_paths!r}; allowed: bank, planner, none")
+    if scorer not in (None, "embedding", "llm"):
+        raise typer.BadParameter(f"--scorer {scorer!r}; allowed: embedding, llm")
     settings = load_settings()
-    with open_driver(settings) as driver:
-        search = find_paths(driver, settings.neo4j_database, make_embedder(settings), question, topic, hops=hops,
-                            answer_label=answer_type, config={"beamWidth": beam, "limit": k})
-    if search.meta_paths:
-        table = Table("meta-path", "vote", "similar queries", "support", title="Meta-paths from the Path-Bank")
-        for item in search.meta_paths:
-            table.add_row(item.meta_path.signature, f"{item.vote:.2f}", str(item.voters), str(item.support))
+    if scorer == "llm" and settings.llm == "none":
+        raise typer.BadParameter("--scorer llm needs an LLM (GRASP_LLM=llama-cpp or openai)")
+    llm = make_llm(settings)
+    try:
+        with open_driver(settings) as driver:
+            parts = assemble_path_parts(driver, settings, make_embedder(settings), llm)
+            options = PathSearchOptions.from_settings(settings, scorer=scorer)
+            result = run_path_graph(build_path_graph(parts), question, topic_ids=topic or None,
+                                    mode=meta_paths, options=options)  # type: ignore[arg-type]
+    finally:
+        if llm is not None:
+            llm.close()
+    topics = ", ".join(f"{t.name} ({t.label or '?'} {t.node_id}, {t.score:.2f})" for t in result.topics) or "none"
+    console.print(f"topics ({result.topic_source}): {topics}; hops {result.hops or '?'}; "
+                  f"answer type {result.answer_type or '?'}", highlight=False)
+    if result.meta_paths:
+        table = Table("meta-path", "vote", "similar queries", "support",
+                      title=f"Meta-paths ({result.meta_path_source})")
+        for item in result.meta_paths:
+            table.add_row(item.signature, f"{item.vote:.2f}", str(item.voters), str(item.support))
         console.print(table)
     else:
-        console.print("The Path-Bank offers no meta-path for this question: unguided search.")
-    paths = Table("#", "path", "score", "meta-path", title=f"Paths from {', '.join(topic)}")
-    for number, path in enumerate(search.paths[:k], start=1):
-        paths.add_row(str(number), path.render(), f"{path.score:.3f}", path.meta_path)
+        console.print("No meta-path for this question: unguided search.")
+    paths = Table("#", "path", "score", "meta-path", title=f"Paths ({result.scorer} scorer)")
+    for number, path in enumerate(result.paths[:k], start=1):
+        paths.add_row(str(number), path.text, f"{path.score:.3f}", path.meta_path)
     console.print(paths)
-    if search.truncated:
+    answer = result.answer
+    console.print(f"answer ({answer.source}): {answer.text or '-'}" + (f" [{answer.node_id}]" if answer.node_id else ""),
+                  highlight=False)
+    for note in result.notes + ([answer.failure] if answer.failure else []):
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+    if result.truncated:
         console.print("[yellow]a search budget stopped the search early; results may be incomplete[/]")

@@ -19,7 +19,7 @@ def evaluate(
     split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
     systems: str = typer.Option("bm25,vss,hybrid,text,graph,grasp,grasp+rerank", "--systems",
                                 help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank, "
-                                "adapath, adapath-unguided (these two need topic_ids; adapath a Path-Bank)."),
+                                "adapath, adapath-unguided, adapath-nobank (adapath needs a Path-Bank)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),
@@ -29,10 +29,11 @@ def evaluate(
 ) -> None:
     """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance."""
     from grasp_agent.api import Grasp
+    from grasp_agent.evaluation.gold_names import gold_names
     from grasp_agent.evaluation.plots import hit1_bar_chart
     from grasp_agent.evaluation.query_sets import read_queries
     from grasp_agent.evaluation.report import build_report, to_json_dict, to_markdown
-    from grasp_agent.evaluation.runner import check_systems, missing_answers, run_systems
+    from grasp_agent.evaluation.runner import ADAPATH_SYSTEMS, check_systems, missing_answers, run_systems
     from grasp_agent.pipeline.options import SearchOptions
 
     if fusion not in (None, "static", "dynamic"):
@@ -57,11 +58,15 @@ def evaluate(
         wall = time.perf_counter() - start
         planner = grasp.parts.graph_branch(options.planner).planner_name
         configuration = grasp.configuration
-    report = build_report(results, query_set)
+        names = gold_names(grasp.parts.driver, settings.neo4j_database, grasp.parts.graph_branch(None).context.labels,
+                           query_set) if any(name in ADAPATH_SYSTEMS for name in chosen) else None
+        answerer = grasp.path_parts.llm.model_id if grasp.path_parts.llm is not None else "best path's end (no LLM)"
+    report = build_report(results, query_set, names)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
             "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or configuration.fusion_policy.value,
-            "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict()}
+            "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict(),
+            "path_answerer": answerer}
     (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
     (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
                                    f"planner {planner}, {wall:.0f} s wall\n\n" + to_markdown(report))

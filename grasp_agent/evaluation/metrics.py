@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
@@ -26,6 +28,27 @@ def path_exact_match(paths: Sequence[Sequence[Hashable]], gold: set[Hashable]) -
     """For path outputs (AdaPath: ranked paths as node-id sequences from the topic entity): 1.0 when the first
     path ends at a gold answer entity, else 0.0 (no path is a miss)."""
     return 1.0 if paths and paths[0] and paths[0][-1] in gold else 0.0
+
+
+def normalise_answer(text: str) -> str:
+    """Case-folded, whitespace collapsed: how AdaPath's EM compares an answer with a gold name."""
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def exact_match(answer: str, gold_names: Iterable[str]) -> float:
+    """1.0 when the normalised answer equals any normalised gold name (an empty answer never matches)."""
+    normalised = normalise_answer(answer)
+    return 1.0 if normalised and any(normalised == normalise_answer(name) for name in gold_names) else 0.0
+
+
+def cell_averaged(scores: Sequence[tuple[tuple[str, ...], float]]) -> tuple[dict[tuple[str, ...], float], float]:
+    """Per cell (e.g. (level, hops)) the mean score, and Overall = the mean of the cells (the paper's macro
+    average, so a big cell does not drown the small ones). Empty input: no cells, 0.0."""
+    cells: dict[tuple[str, ...], list[float]] = defaultdict(list)
+    for cell, score in scores:
+        cells[cell].append(score)
+    means = {cell: fmean(values) for cell, values in sorted(cells.items())}
+    return means, (fmean(means.values()) if means else 0.0)
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,12 @@ Pure functions over `SystemRuns` and the queries; `to_markdown` and `to_json_dic
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from statistics import fmean
 
 import numpy as np
 
-from grasp_agent.evaluation.metrics import hit_at, recall_at, reciprocal_rank
+from grasp_agent.evaluation.metrics import cell_averaged, exact_match, hit_at, recall_at, reciprocal_rank
 from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.evaluation.runner import SystemRuns
 from grasp_agent.evaluation.significance import mcnemar, paired_bootstrap
@@ -49,10 +49,22 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class AnswerScores:
+    """Exact match of a system's worded answers (AdaPath) against the gold answers' names."""
+
+    system: str
+    questions: int
+    em_overall: float  # the mean of the (level, hops) cells, as the AdaPath paper averages
+    em_micro: float  # over all questions
+    cells: dict[str, float]  # "level/hops" -> EM of that cell
+
+
+@dataclass(frozen=True)
 class EvaluationReport:
     scores: list[SystemScores]
     breakdowns: dict[str, dict[str, dict[str, dict[str, float]]]]  # grouping -> group -> system -> metric
     comparisons: list[Comparison]
+    answers: list[AnswerScores] = field(default_factory=list)
 
 
 def per_query(runs: SystemRuns, gold: Mapping[str, set[str]]) -> dict[str, list[float]]:
@@ -113,8 +125,23 @@ def compare(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery], a: 
                       (boot.ci_low, boot.ci_high), boot.p_value)
 
 
-def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery]) -> EvaluationReport:
-    """Scores of every system; GRASP systems compared with the best single branch and the hybrid baseline."""
+def answer_scores(runs: SystemRuns, queries: Sequence[EvalQuery], gold_names: Mapping[str, set[str]]) -> AnswerScores:
+    """EM per (level, hops) cell and overall; a query without a recorded answer scores 0."""
+    by_id = {query.id: query for query in queries}
+    scored = []
+    for run in runs.runs:
+        query = by_id[run.query_id]
+        cell = (str(query.level or "-"), str(query.hops or "-"))
+        scored.append((cell, exact_match(run.answer or "", gold_names.get(run.query_id, set()))))
+    cells, overall = cell_averaged(scored)
+    micro = fmean(score for _, score in scored) if scored else 0.0
+    return AnswerScores(runs.system, len(scored), overall, micro, {"/".join(cell): em for cell, em in cells.items()})
+
+
+def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery],
+                 gold_names: Mapping[str, set[str]] | None = None) -> EvaluationReport:
+    """Scores of every system; GRASP systems compared with the best single branch and the hybrid baseline.
+    With `gold_names` (query id -> the gold answers' names), systems that answer in words also get EM."""
     gold = {query.id: set(query.answer_ids) for query in queries}
     scores = [system_scores(runs, gold) for runs in results.values()]
     breakdowns = {grouping: breakdown(results, queries, grouping) for grouping in GROUPINGS}
@@ -125,12 +152,15 @@ def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery]
     comparisons = [compare(results, queries, system, rival)
                    for system in ("grasp", "grasp+rerank") if system in by_name
                    for rival in dict.fromkeys(rivals)]
-    return EvaluationReport(scores, breakdowns, comparisons)
+    answers = [answer_scores(runs, queries, gold_names) for runs in results.values()
+               if gold_names is not None and any(run.answer is not None for run in runs.runs)]
+    return EvaluationReport(scores, breakdowns, comparisons, answers)
 
 
 def to_json_dict(report: EvaluationReport) -> dict[str, object]:
     return {"scores": [asdict(score) for score in report.scores], "breakdowns": report.breakdowns,
-            "comparisons": [asdict(comparison) for comparison in report.comparisons]}
+            "comparisons": [asdict(comparison) for comparison in report.comparisons],
+            "answers": [asdict(answer) for answer in report.answers]}
 
 
 def to_markdown(report: EvaluationReport) -> str:
@@ -144,6 +174,13 @@ def to_markdown(report: EvaluationReport) -> str:
         lines += [f"| {c.a} vs {c.b} | {c.hit1_a:.3f} / {c.hit1_b:.3f} | {c.mcnemar_p:.4f} | "
                   f"{c.mrr_delta:+.3f} ({c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}) | {c.bootstrap_p:.4f} |"
                   for c in report.comparisons]
+    if report.answers:
+        em_cells = sorted({cell for answer in report.answers for cell in answer.cells})
+        lines += ["", "Answer exact match (EM; Overall = mean of the level/hops cells)", "",
+                  "| system | n | Overall | micro | " + " | ".join(em_cells) + " |",
+                  "|---|---|---|---|" + "---|" * len(em_cells)]
+        lines += [f"| {a.system} | {a.questions} | {a.em_overall:.3f} | {a.em_micro:.3f} | " + " | ".join(
+            f"{a.cells[cell]:.3f}" if cell in a.cells else "-" for cell in em_cells) + " |" for a in report.answers]
     systems = [score.system for score in report.scores]
     for grouping, table in report.breakdowns.items():
         if not table:

@@ -5,9 +5,11 @@ Systems (names as `grasp eval --systems` takes them):
 - `text`: the mFAR multi-field text branch;
 - `graph`: the graph branch alone (extract, link, plan, execute);
 - `grasp`: both branches fused; `grasp+rerank`: fused, then reranked;
-- `adapath`: AdaPath (Path-Bank meta-paths, guided beam search from the query's topic ids; end nodes ranked by
-  their best path), `adapath-unguided`: the same search without the bank. Both need `topic_ids` in the query
-  file; `adapath` needs a Path-Bank (`grasp adapath build-bank`).
+- `adapath`: AdaPath (Path-Bank meta-paths, guided beam search from the query's topic ids, or from its
+  best-linked anchors when the file has none; end nodes ranked by their best path), `adapath-unguided`: the
+  same search without meta-paths, `adapath-nobank`: meta-paths read off the GRASP planner's plan instead of the
+  bank. `adapath` needs a Path-Bank (`grasp adapath build-bank`). Each also records its answer (the LLM's
+  choice among the paths' ends, or the best path's end without an LLM) for exact match.
 
 `graph`, `grasp` and `grasp+rerank` come from ONE pipeline run per query (they are its stages), timed by
 the stages they include: graph = the graph branch's wall time, grasp = the parallel step plus fusion,
@@ -25,7 +27,7 @@ from neo4j.exceptions import Neo4jError
 from tqdm import tqdm
 
 from grasp_agent.adapath.bank_store import BankStore
-from grasp_agent.adapath.path_search import find_paths
+from grasp_agent.adapath.graph import MetaPathMode
 from grasp_agent.api import Grasp
 from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import EvalQuery
@@ -37,10 +39,9 @@ from grasp_agent.text_branch.retriever import TextBranch, TextRanking
 
 TEXT_BASELINES = ("bm25", "vss", "hybrid", "text")
 PIPELINE_SYSTEMS = ("graph", "grasp", "grasp+rerank")
-ADAPATH_SYSTEMS = ("adapath", "adapath-unguided")
+ADAPATH_SYSTEMS: dict[str, MetaPathMode] = {"adapath": "bank", "adapath-unguided": "none", "adapath-nobank": "planner"}
 SYSTEMS = (*TEXT_BASELINES, *PIPELINE_SYSTEMS, *ADAPATH_SYSTEMS)
 DEPTH = 100  # ranks kept per query: enough for R@50 and MRR
-ADAPATH_SEARCH = {"beamWidth": 20, "maxDepth": 3, "limit": DEPTH}  # unguided: up to 3 hops, as the meta-paths
 
 
 class EvaluationError(GraspError):
@@ -55,6 +56,7 @@ class QueryRun:
     ranked: tuple[NodeId, ...]
     latency_ms: float
     failure: str | None = None
+    answer: str | None = None  # systems that answer in words (AdaPath): the answer's text
 
 
 @dataclass
@@ -123,16 +125,15 @@ def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
 
 
 def _run_adapath(name: str, grasp: Grasp, query: EvalQuery) -> QueryRun:
-    if not query.topic_ids:
-        return QueryRun(query.id, (), 0.0, "no topic_ids in the query file")
-    parts = grasp.parts
     start = time.perf_counter()
     try:
-        search = find_paths(parts.driver, parts.settings.neo4j_database, parts.embedder, query.text, query.topic_ids,
-                            config=ADAPATH_SEARCH, use_bank=name == "adapath")
+        result = grasp.paths(query.text, topic_ids=list(query.topic_ids) or None, meta_paths=ADAPATH_SYSTEMS[name],
+                             k=DEPTH)
     except (GraspError, Neo4jError) as error:
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
-    return QueryRun(query.id, tuple(search.ranked_end_nodes())[:DEPTH], _since(start))
+    failure = None if result.topics else "no topic node (" + "; ".join(result.notes) + ")"
+    return QueryRun(query.id, tuple(result.ranked_end_nodes)[:DEPTH], _since(start), failure,
+                    result.answer.text)
 
 
 def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dict[str, QueryRun]:

@@ -19,10 +19,14 @@ from grasp_agent.pipeline.graph import STAGES
 from grasp_agent.pipeline.nodes import describe
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
-from grasp_agent.ui import graphs, panels, tables
+from grasp_agent.ui import graphs, panels, paths_view, tables
 
 logger = logging.getLogger(__name__)
 
+PATH_EXAMPLES = [
+    "Which genes are associated with diseases that present epileptic spasm?",
+    "What genes are linked to Developmental and epileptic encephalopathy 96?",
+]
 EXAMPLES = [
     "Which diseases present with epileptic spasms and are associated with the gene NSF?",
     "Which diseases present with epileptic spasms?",
@@ -42,8 +46,11 @@ def build_app(grasp: Grasp, settings: Settings) -> gr.Blocks:
     with app:
         gr.Markdown("# GRASP: hybrid graph + text retrieval\nAsk a question about the loaded knowledge base; "
                     "each stage of the pipeline shows here as it ends.")
-        question, run, options = _query_row(grasp, settings)
-        ui = _result_panels(grasp)
+        with gr.Tab("Search", elem_id="search-tab"):
+            question, run, options = _query_row(grasp, settings)
+            ui = _result_panels(grasp)
+        with gr.Tab("Paths (AdaPath)", elem_id="paths-tab"):
+            _paths_tab(grasp)
         outputs = [ui[name] for name in panels.PANELS]
 
         def search(text: str, fusion: str, rerank: bool, rerank_k: float, planner: str) -> Iterator[dict[Any, Any]]:
@@ -120,6 +127,36 @@ def _result_panels(grasp: Grasp) -> Components:
         ui["document"] = gr.Markdown("", elem_id="document")
     _about_panel(grasp)
     return ui
+
+
+def _paths_tab(grasp: Grasp) -> None:
+    gr.Markdown("Paths from the entity the question names that follow the kinds of path similar training questions "
+                "needed (the Path-Bank: `grasp adapath build-bank`); the answer is read off the paths.")
+    with gr.Row():
+        with gr.Column(scale=3):
+            question = gr.Textbox(label="Question", placeholder=PATH_EXAMPLES[0], lines=2, elem_id="path-question")
+            run = gr.Button("Find paths", variant="primary", elem_id="find-paths")
+            gr.Examples(examples=[[text] for text in PATH_EXAMPLES], inputs=[question], label="Examples")
+        with gr.Column(scale=2):
+            meta_paths = gr.Radio(["bank", "planner", "none"], value="bank", label="Meta-paths from",
+                                  info="bank: similar training questions; planner: the GRASP plan; none: unguided")
+            has_llm = grasp.path_parts.llm is not None
+            scorer = gr.Radio(["embedding", "llm"] if has_llm else ["embedding"], value="embedding",
+                              label="Frontier scorer", info=None if has_llm else "llm: no LLM is configured")
+    ui: Components = {"path_answer": gr.Markdown("", elem_id="path-answer")}
+    ui["path_meta"] = gr.Dataframe(label="Meta-paths offered", interactive=False)
+    with gr.Row():
+        with gr.Column(scale=3):
+            gr.Markdown("**Paths found** (topics blue, answers orange)")
+            ui["path_graph_all"] = gr.HTML(graphs.placeholder("no search yet"), elem_id="paths-graph")
+        ui["path_table"] = gr.Dataframe(label="Paths", interactive=False, wrap=True, elem_id="paths-table")
+    ui["path_notes"] = gr.Markdown("", elem_id="path-notes")
+
+    def find(text: str, source: str, chosen: str) -> dict[Any, Any]:
+        return {ui[name]: value for name, value in paths_view.path_updates(grasp, text, source, chosen).items()}
+
+    for trigger in (run.click, question.submit):
+        trigger(find, inputs=[question, meta_paths, scorer], outputs=[ui[name] for name in paths_view.PANELS])
 
 
 def _about_panel(grasp: Grasp) -> None:

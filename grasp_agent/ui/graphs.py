@@ -28,7 +28,7 @@ _FIT_SCRIPT = ('<script>network.once("afterDrawing", function () { network.fit()
                ' window.addEventListener("resize", function () { network.fit(); });</script>')
 
 
-def _network() -> Network:
+def new_network() -> Network:
     net = Network(height=f"{GRAPH_HEIGHT_PX - 20}px", width="100%", directed=True, cdn_resources="in_line")
     net.set_options('{"layout": {"hierarchical": {"enabled": true, "direction": "LR", "sortMethod": "directed",'
                     ' "levelSeparation": 240}}, "physics": {"enabled": false},'
@@ -46,7 +46,7 @@ def network_html(net: Network) -> str:
 def plan_graph_html(plan: Plan) -> str:
     """Anchors -> hops -> target: one box per plan variable (anchors blue, intermediates grey, the target
     orange), one arrow per hop, labelled with its relation."""
-    net = _network()
+    net = new_network()
     anchors = {anchor.var: anchor for anchor in plan.anchors}
     variables = [*anchors, *(end for hop in plan.hops for end in (hop.source, hop.target)), plan.target.var]
     hop_types = {hop.source: hop.source_type for hop in plan.hops} | {hop.target: hop.target_type for hop in plan.hops}
@@ -66,7 +66,7 @@ def plan_graph_html(plan: Plan) -> str:
 
 def path_graph_html(witness: Sequence[Mapping[str, Any]]) -> str:
     """A ranked node's witness: each anchor's path to it, relationships drawn in their stored direction."""
-    net = _network()
+    net = new_network()
     for path in witness_paths([dict(step) for step in witness]):
         nodes = path[0::2]
         for node in nodes:

@@ -65,7 +65,7 @@ def test_unknown_ids_are_reported_and_yield_no_paths(
     assert _adapath_graphs(driver) == []
 
 
-def _slice_queries(count: int) -> list[Any]:
+def slice_queries(count: int) -> list[Any]:
     """Benchmark queries generated on the loaded slice itself (topic ids and answers all in it)."""
     from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark
     from grasp_agent.evaluation.query_sets import EvalQuery
@@ -85,7 +85,7 @@ def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
     from grasp_agent.skb.info import read_skb_info
 
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
-    queries = _slice_queries(12)
+    queries = slice_queries(12)
     config = BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2)
     summary = build_bank(driver, database, schema, "load-1", embedder, queries, config, rebuild=True, progress=False)
     assert summary.built == len(queries) and summary.without_topic == 0
@@ -123,7 +123,7 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     from tests.conftest import TEST_INSTANCE_ENV, cli_env
     from tests.neo4j.test_stack import GRASP
 
-    queries = _slice_queries(5)
+    queries = slice_queries(5)
     lines = [json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids), "split": "train",
                          "topic_ids": list(q.topic_ids)}) for q in queries[:4]]
     path = tmp_path / "queries.jsonl"
@@ -140,7 +140,16 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     asked = subprocess.run([GRASP, "adapath", "ask", queries[4].text, "--topic", str(queries[4].topic_ids[0])],
                            env=cli_env(env), capture_output=True, text=True)
     assert asked.returncode == 0, asked.stderr
-    assert "Meta-paths from the Path-Bank" in asked.stdout and "Paths from" in asked.stdout
+    assert "topics (given)" in asked.stdout and "Meta-paths (bank)" in asked.stdout
+    assert "Paths (embedding scorer)" in asked.stdout and "answer (best-path)" in asked.stdout
+    # Without --topic the question's anchors are linked: the answer comes from paths of a linked topic.
+    linked = subprocess.run([GRASP, "adapath", "ask", queries[4].text, "--meta-paths", "none"],
+                            env=cli_env(env), capture_output=True, text=True)
+    assert linked.returncode == 0, linked.stderr
+    assert "topics (linked)" in linked.stdout and "unguided search" in linked.stdout
+    refused = subprocess.run([GRASP, "adapath", "ask", "q", "--meta-paths", "yes"], env=cli_env(env),
+                             capture_output=True, text=True)
+    assert refused.returncode != 0 and "bank, planner, none" in refused.stdout + refused.stderr
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 
@@ -152,7 +161,7 @@ def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
     from grasp_agent.adapath.bank_retrieval import retrieve_meta_paths
 
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
-    queries = _slice_queries(16)
+    queries = slice_queries(16)
     held_back, bank_queries = queries[0], queries[1:]
     build_bank(driver, database, schema, "load-1", embedder, bank_queries,
                BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
@@ -175,17 +184,18 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
     held-back queries gets meta-paths from the bank and adapath.bfs paths from its topic; most reach a gold
     answer (the acceptance asks for at least one; we hold it to a majority)."""
     from grasp_agent.adapath.bank import build_bank
-    from grasp_agent.adapath.path_search import find_paths
+    from grasp_agent.adapath.path_search import PathSearchOptions, find_paths
 
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
-    queries = _slice_queries(30)
+    queries = slice_queries(30)
     bank_queries, held_back = queries[:24], queries[24:]
     build_bank(driver, database, schema, "load-1", embedder, bank_queries,
                BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
     driver.execute_query("CALL db.awaitIndexes(120)")
     reached = 0
     for query in held_back:
-        search = find_paths(driver, database, embedder, query.text, query.topic_ids, config={"beamWidth": 30})
+        search = find_paths(driver, database, embedder, query.text, query.topic_ids,
+                            options=PathSearchOptions(beam_width=30))
         assert search.guided and search.meta_paths
         assert all(path.node_ids[0] in query.topic_ids for path in search.paths)
         reached += bool(set(search.ranked_end_nodes()[:20]) & set(query.answer_ids))
@@ -196,10 +206,12 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
 def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
         hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
     from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.evaluation.gold_names import gold_names
     from grasp_agent.evaluation.query_sets import EvalQuery
+    from grasp_agent.evaluation.report import build_report, to_markdown
     from grasp_agent.evaluation.runner import EvaluationError, run_systems
 
-    queries = _slice_queries(30)
+    queries = slice_queries(30)
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
     with pytest.raises(EvaluationError, match="build-bank"):
         run_systems(grasp, queries[24:], ["adapath"])
@@ -207,12 +219,81 @@ def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
                BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
     driver.execute_query("CALL db.awaitIndexes(120)")
     no_topic = EvalQuery(id="no-topic", text="which genes?", answer_ids=("NCBIGene:4905",))
-    results = run_systems(grasp, [*queries[24:], no_topic], ["adapath", "adapath-unguided"])
-    for name in ("adapath", "adapath-unguided"):
+    systems = ["adapath", "adapath-unguided", "adapath-nobank"]
+    results = run_systems(grasp, [*queries[24:], no_topic], systems)
+    for name in systems:
         runs = results[name].runs
         assert [run.query_id for run in runs] == [q.id for q in queries[24:]] + ["no-topic"]
-        assert runs[-1].failure == "no topic_ids in the query file" and results[name].failures == 1
-    hits = sum(bool(set(run.ranked[:20]) & set(q.answer_ids))
-               for run, q in zip(results["adapath"].runs, queries[24:], strict=False))
-    assert hits >= 1
+        assert runs[-1].failure is not None and runs[-1].failure.startswith("no topic node")
+        assert results[name].failures == 1
+        # Without an LLM the answer is the best path's end: its name, where the ranking starts.
+        assert all(run.answer for run in runs[:-1] if run.ranked)
+    hits = {name: sum(bool(set(run.ranked[:20]) & set(q.answer_ids))
+                      for run, q in zip(results[name].runs, queries[24:], strict=False)) for name in systems}
+    assert hits["adapath"] >= 1 and hits["adapath-nobank"] >= 1, hits
+    report = build_report(results, [*queries[24:], no_topic],
+                          gold_names(driver, test_settings.neo4j_database, ["Disease", "Gene", "Phenotype"],
+                                     [*queries[24:], no_topic]))
+    em = {answer.system: answer for answer in report.answers}
+    assert set(em) == set(systems) and em["adapath"].questions == len(queries[24:]) + 1
+    assert 0.0 < em["adapath"].em_micro <= 1.0 and "Answer exact match" in to_markdown(report)
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_tool(
+        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """Grasp.paths() without topic ids: the question's anchor is linked, the bank guides the search, the
+    answer is a path's end; the LangChain tool returns the same as text (content) and JSON (artifact)."""
+    from grasp_agent.adapath.bank import build_bank
+
+    queries = slice_queries(30)
+    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    linked_right, reached = 0, 0
+    for query in queries[24:]:
+        result = grasp.paths(query.text)
+        assert result.topic_source in ("linked", "none")
+        linked_right += bool({t.node_id for t in result.topics} & set(query.topic_ids))
+        if result.paths:
+            assert result.meta_path_source in ("bank", "none") and result.answer.source == "best-path"
+            assert result.answer.node_id == result.paths[0].node_ids[-1]
+            assert set(result.timings_ms) == {"analyse", "meta_paths", "search", "answer"}
+        reached += bool(set(result.ranked_end_nodes[:20]) & set(query.answer_ids))
+    assert linked_right >= len(queries[24:]) // 2 + 1 and reached >= 1, (linked_right, reached)
+    tool = grasp.as_path_tool(k=3)
+    content, artifact = tool._run(queries[24].text)
+    assert content.startswith(("Answer: ", "No path found"))
+    assert artifact["question"] == queries[24].text and len(content.splitlines()) <= 4
+    empty = grasp.paths("What is the meaning of life?")  # nothing to link: an empty result that says why
+    assert empty.paths == [] and empty.notes and empty.answer.source == "none"
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+@pytest.mark.slow
+def test_the_packaged_llm_picks_the_frontier_and_names_the_answer(
+        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """The real 0.5B model between depths (adapath.expand) and as the answerer; skipped without the extra."""
+    from grasp_agent.adapath.answer import answer_from_paths
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.path_search import PathSearchOptions, find_paths
+    from tests.llm_support import open_05b
+
+    llm = open_05b()
+    queries = slice_queries(30)
+    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    query = queries[24]
+    options = PathSearchOptions(scorer="llm", meta_paths=2, beam_width=5, llm_candidates=8)
+    search = find_paths(driver, test_settings.neo4j_database, embedder, query.text, query.topic_ids, options=options,
+                        llm=llm)
+    assert search.scorer == "llm" and search.paths
+    assert all(path.node_ids[0] in query.topic_ids and path.meta_path in {m.meta_path.signature
+                                                                           for m in search.meta_paths}
+               for path in search.paths)
+    answer = answer_from_paths(query.text, search.paths, llm)
+    assert answer.text in {path.end_name for path in search.paths[:10]}
+    assert answer.source == "llm" or answer.failure
+    llm.close()
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")

@@ -115,3 +115,37 @@ def test_failures_read_as_messages(hpo_slice: object, test_settings: Settings, p
         page.screenshot(path=str(artifacts_dir / "ui-failure.png"), full_page=True)
         body = page.locator("body").inner_text()
         assert not any(word in body for word in TRACEBACK_WORDS)
+
+
+def test_the_paths_tab_shows_meta_paths_paths_and_the_answer(grasp: Grasp, hpo_slice: Any, test_settings: Settings,
+                                                             embedder: GraspEmbedder, artifacts_dir: Path) -> None:
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.bank_build import BankConfig
+    from tests.neo4j.test_adapath_bank import slice_queries
+
+    driver = grasp.parts.driver
+    queries = slice_queries(24)
+    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries,
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    try:
+        with serving(grasp, test_settings) as url, browser_page() as page:
+            page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+            page.get_by_role("tab", name="Paths (AdaPath)").click()
+            page.locator("#path-question textarea").fill("Which genes are associated with Epileptic spasm?")
+            page.locator("#find-paths").click()
+            page.locator("#path-answer").get_by_text("Answer:").wait_for(timeout=120_000)
+            assert "Topics (linked)" in page.locator("#path-answer").inner_text()
+            graph_canvas(page, "paths-graph").wait_for(timeout=30_000)
+            assert page.locator("#paths-table").get_by_text("Epileptic spasm").count() >= 1
+            # As above: a sandboxed iframe outside the viewport is not painted; make the viewport the page's height.
+            height = int(page.evaluate("document.documentElement.scrollHeight"))
+            page.set_viewport_size({"width": 1500, "height": height})
+            page.wait_for_timeout(2000)
+            page.screenshot(path=str(artifacts_dir / "ui-paths.png"), full_page=True)
+            page.locator("#path-question textarea").fill("  ")
+            page.locator("#find-paths").click()
+            page.locator("#path-answer").get_by_text("Type a question first").wait_for(timeout=30_000)
+            assert not any(word in page.locator("body").inner_text() for word in TRACEBACK_WORDS)
+    finally:
+        driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.Transaction;
@@ -58,9 +57,9 @@ public final class AdaPathProcedures {
             this.names = new ArrayList<>();
             this.labels = new ArrayList<>();
             for (Node node : path.nodes()) {
-                nodeIds.add(node.getProperty("id", node.getElementId()));
-                names.add(String.valueOf(node.getProperty("name", "")));
-                labels.add(node.getLabels().iterator().hasNext() ? node.getLabels().iterator().next().name() : "");
+                nodeIds.add(SkbNodes.id(node));
+                names.add(SkbNodes.name(node));
+                labels.add(SkbNodes.firstLabel(node));
             }
             this.relations = new ArrayList<>();
             this.outgoing = new ArrayList<>();
@@ -97,12 +96,13 @@ public final class AdaPathProcedures {
             specs.add(MetaPathSpec.parse(metaPaths.get(i), i));
         }
         GuidedBfs search = new GuidedBfs(query, parsed, guard);
+        SkbNodes topics = new SkbNodes(tx);
         List<GuidedBfs.Found> found = new ArrayList<>();
         if (specs.isEmpty()) {
-            found.addAll(search.unguided(topics(topicIds, null)));
+            found.addAll(search.unguided(topics.byIds(topicIds, null)));
         } else {
             for (MetaPathSpec spec : specs) {
-                found.addAll(search.guided(topics(topicIds, spec.labels().get(0)), spec));
+                found.addAll(search.guided(topics.byIds(topicIds, spec.labels().get(0)), spec));
             }
         }
         Map<List<String>, GuidedBfs.Found> distinct = new LinkedHashMap<>(); // one row per node sequence
@@ -110,24 +110,5 @@ public final class AdaPathProcedures {
                 .forEach(f -> distinct.putIfAbsent(f.path().nodes().stream().map(Node::getElementId).toList(), f));
         boolean truncated = search.truncated();
         return distinct.values().stream().limit(parsed.limit()).map(f -> new PathResult(f, truncated));
-    }
-
-    /** The topic nodes: by `id` under `label`, or under every label in use when no label is given. */
-    private List<Node> topics(List<Object> ids, String label) {
-        List<Label> labels = new ArrayList<>();
-        if (label != null) {
-            labels.add(Label.label(label));
-        } else {
-            tx.getAllLabelsInUse().forEach(labels::add);
-        }
-        List<Node> nodes = new ArrayList<>();
-        for (Object id : ids) {
-            for (Label candidate : labels) {
-                try (var matches = tx.findNodes(candidate, "id", id)) {
-                    matches.forEachRemaining(nodes::add);
-                }
-            }
-        }
-        return nodes;
     }
 }

@@ -28,10 +28,6 @@ public record BfsConfig(long beamWidth, long maxExpansion, long maxDepth, long m
 
     public static BfsConfig parse(Map<String, Object> config) {
         Map<String, Object> values = known(config, KEYS);
-        Object property = values.getOrDefault("embeddingProperty", "doc_embedding");
-        if (!(property instanceof String name) || !PROPERTY.matcher(name).matches()) {
-            throw new IllegalArgumentException("config embeddingProperty must match " + PROPERTY.pattern() + "; got " + property);
-        }
         return new BfsConfig(
                 integer(values, "beamWidth", 20, 1, 10_000),
                 integer(values, "maxExpansion", 2_000, 1, 1_000_000),
@@ -39,6 +35,15 @@ public record BfsConfig(long beamWidth, long maxExpansion, long maxDepth, long m
                 integer(values, "maxVisits", 500_000, 1, Long.MAX_VALUE),
                 integer(values, "timeoutMs", 2_000, 1, Long.MAX_VALUE),
                 integer(values, "limit", 50, 1, 10_000),
-                name);
+                embeddingProperty(values));
+    }
+
+    /** config embeddingProperty (default 'doc_embedding'), shared with {@link ExpandConfig}. */
+    static String embeddingProperty(Map<String, Object> values) {
+        Object property = values.getOrDefault("embeddingProperty", "doc_embedding");
+        if (!(property instanceof String name) || !PROPERTY.matcher(name).matches()) {
+            throw new IllegalArgumentException("config embeddingProperty must match " + PROPERTY.pattern() + "; got " + property);
+        }
+        return name;
     }
 }

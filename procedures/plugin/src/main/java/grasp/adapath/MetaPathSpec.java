@@ -3,11 +3,14 @@ package grasp.adapath;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.neo4j.graphdb.Direction;
+import org.neo4j.graphdb.Label;
+import org.neo4j.graphdb.RelationshipType;
 
 /**
  * One meta-path as {@code adapath.bfs} takes it, in the shape the Path-Bank stores and returns: {@code labels}
  * (hops + 1 node labels, the first the topic's), {@code relations} and {@code outgoing} (one per hop: walk the
- * stored direction or against it).
+ * stored direction or against it). Every label and relation type must be a plain name ({@link SchemaName}).
  */
 record MetaPathSpec(List<String> labels, List<String> relations, List<Boolean> outgoing) {
 
@@ -33,7 +36,16 @@ record MetaPathSpec(List<String> labels, List<String> relations, List<Boolean> o
         if (!(value instanceof List<?> list) || list.stream().anyMatch(item -> !(item instanceof String s) || s.isBlank())) {
             throw new IllegalArgumentException(what + " must be a list of non-empty strings; got " + value);
         }
+        for (int i = 0; i < list.size(); i++) {
+            SchemaName.check(list.get(i), what + "[" + i + "]");
+        }
         return list.stream().map(String.class::cast).toList();
+    }
+
+    /** Hop {@code depth} (0-based) as an expansion step. */
+    Step step(int depth) {
+        return new Step(outgoing.get(depth) ? Direction.OUTGOING : Direction.INCOMING,
+                RelationshipType.withName(relations.get(depth)), Label.label(labels.get(depth + 1)));
     }
 
     int hops() {

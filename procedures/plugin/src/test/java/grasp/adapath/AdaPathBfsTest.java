@@ -113,6 +113,23 @@ class AdaPathBfsTest {
     }
 
     @Test
+    void labelsAndRelationTypesMustBePlainNames() {
+        Map<String, Object> hostileLabel = Map.of("labels", List.of("Disease", "Gene` DETACH DELETE n //"),
+                "relations", List.of("ASSOCIATED_WITH"), "outgoing", List.of(false));
+        assertThatThrownBy(() -> bfs(List.of(GENES_OF_DISEASE, hostileLabel), Map.of()))
+                .hasMessageContaining("metaPaths[1].labels[1]").hasMessageContaining("^[A-Za-z_][A-Za-z0-9_]{0,63}$");
+        Map<String, Object> spacedType = Map.of("labels", List.of("Disease", "Gene"), "relations", List.of("ASSOCIATED WITH"),
+                "outgoing", List.of(false));
+        assertThatThrownBy(() -> bfs(List.of(spacedType), Map.of())).hasMessageContaining("metaPaths[0].relations[0]");
+        Map<String, Object> tooLong = Map.of("labels", List.of("D".repeat(65), "Gene"), "relations", List.of("R"),
+                "outgoing", List.of(false));
+        assertThatThrownBy(() -> bfs(List.of(tooLong), Map.of())).hasMessageContaining("metaPaths[0].labels[0]");
+        Map<String, Object> underscored = Map.of("labels", List.of("_Disease", "Gene"), "relations", List.of("_R"),
+                "outgoing", List.of(false));
+        assertThat(bfs(List.of(underscored), Map.of())).isEmpty(); // a plain name, just not in this graph
+    }
+
+    @Test
     void badInputIsRefusedWithTheReason() {
         assertThatThrownBy(() -> bfs(List.of(), Map.of("beam", 3L))).hasMessageContaining("unknown config key 'beam'");
         assertThatThrownBy(() -> bfs(List.of(Map.of("labels", List.of("Disease"), "relations", List.of("R"),

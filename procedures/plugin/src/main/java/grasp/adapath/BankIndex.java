@@ -1,0 +1,70 @@
+package grasp.adapath;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.graphdb.schema.IndexDefinition;
+import org.neo4j.graphdb.schema.IndexSetting;
+import org.neo4j.graphdb.schema.IndexType;
+import org.neo4j.graphdb.schema.Schema;
+
+/**
+ * The Path-Bank's vector index over its queries' embeddings. Checked before each query so that a bank never
+ * built, one still populating, or one built with another embedder's dimension gives a clear error rather than
+ * Neo4j's generic one (or nothing).
+ */
+final class BankIndex {
+
+    /** A bank query and the index's score for it, (1 + cos) / 2 (the vote it casts). */
+    record Hit(Node query, double score) {}
+
+    private static final String QUERY =
+            "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score RETURN node, score";
+
+    private BankIndex() {}
+
+    /** The {@code k} bank queries nearest {@code vector}, best first, as the index ranks them. */
+    static List<Hit> nearest(Transaction tx, String index, long k, double[] vector) {
+        int dimension = dimension(tx, index);
+        if (vector.length != dimension) {
+            throw new IllegalArgumentException("queryVector has " + vector.length + " dimensions but the Path-Bank index '"
+                    + index + "' holds " + dimension + "-dimensional embeddings (was the bank built with another embedder?)");
+        }
+        List<Double> boxed = new ArrayList<>(vector.length);
+        for (double value : vector) {
+            boxed.add(value);
+        }
+        List<Hit> hits = new ArrayList<>();
+        try (Result rows = tx.execute(QUERY, Map.of("index", index, "k", k, "vector", boxed))) {
+            while (rows.hasNext()) {
+                Map<String, Object> row = rows.next();
+                hits.add(new Hit((Node) row.get("node"), ((Number) row.get("score")).doubleValue()));
+            }
+        }
+        return hits;
+    }
+
+    private static int dimension(Transaction tx, String index) {
+        Schema schema = tx.schema();
+        TreeSet<String> vectorIndexes = new TreeSet<>();
+        for (IndexDefinition definition : schema.getIndexes()) {
+            if (definition.getIndexType() != IndexType.VECTOR) {
+                continue;
+            }
+            vectorIndexes.add(definition.getName());
+            if (definition.getName().equals(index)) {
+                if (schema.getIndexState(definition) != Schema.IndexState.ONLINE) {
+                    throw new IllegalArgumentException("the Path-Bank index '" + index + "' is "
+                            + schema.getIndexState(definition) + ", not ONLINE; wait with db.awaitIndexes()");
+                }
+                return ((Number) definition.getIndexConfiguration().get(IndexSetting.vector_Dimensions())).intValue();
+            }
+        }
+        throw new IllegalArgumentException("the Path-Bank has not been built: vector index '" + index + "' does not "
+                + "exist (build the bank with `grasp adapath build-bank`); existing vector indexes: " + vectorIndexes);
+    }
+}
