@@ -17,10 +17,14 @@ MATCH (n:{{label}} {id: node_id})
 RETURN node_id AS id, id(n) AS nodeId;
 
 // name: personalized_pagerank
+// The walk's $keep best nodes only: a seeded walk reaches nearly the whole SKB, and streaming every score to
+// the client cost more than the walk itself.
 CALL gds.pageRank.stream($graph, {sourceNodes: $sources, dampingFactor: $damping, maxIterations: $iterations})
 YIELD nodeId, score
 WHERE score > 0
-RETURN nodeId, score;
+RETURN nodeId, score
+ORDER BY score DESC
+LIMIT $keep;
 
 // name: project_corridor
 // The corridor's relationships in both orientations, each costing -log(eps + mean relevance of its ends),
@@ -133,3 +137,28 @@ RETURN path, fromId, nodeId, name, label, relation, outgoing, score, truncated;
 UNWIND $ids AS node_id
 MATCH (n:{{label}} {id: node_id})
 RETURN n.id AS id, coalesce(n.name, toString(n.id)) AS name;
+
+// ---- Cost profile: Yen on the whole SKB with the query's costs, against Yen in the corridor ----
+
+// name: project_weighted_skb
+// Every SKB relationship in both orientations with the corridor's cost formula (see project_corridor).
+MATCH (u)-[r]-(v)
+WHERE type(r) IN $types
+WITH u, v,
+     CASE WHEN u.doc_embedding IS NULL THEN 0.0
+          ELSE 2.0 * vector.similarity.cosine($queryVector, u.doc_embedding) - 1.0 END AS cu,
+     CASE WHEN v.doc_embedding IS NULL THEN 0.0
+          ELSE 2.0 * vector.similarity.cosine($queryVector, v.doc_embedding) - 1.0 END AS cv
+WITH u, v, CASE WHEN cu > 0.0 THEN cu ELSE 0.0 END AS ru, CASE WHEN cv > 0.0 THEN cv ELSE 0.0 END AS rv
+WITH gds.graph.project($graph, u, v, {relationshipProperties: {cost: -log($eps + (ru + rv) / 2.0)}}) AS g
+RETURN g.nodeCount AS nodeCount, g.relationshipCount AS relationshipCount;
+
+// name: yens_estimate
+CALL gds.shortestPath.yens.stream.estimate($graph, {sourceNode: $source, targetNode: $target, k: $k,
+                                                    relationshipWeightProperty: 'cost'})
+YIELD bytesMax
+RETURN bytesMax;
+
+// name: graph_size
+CALL gds.graph.list($graph) YIELD sizeInBytes
+RETURN sizeInBytes;

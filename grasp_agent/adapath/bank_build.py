@@ -4,7 +4,9 @@ Per query (text, topic node ids, gold answer ids):
 1. personalized PageRank on the whole SKB (projected once per builder, every relation both ways) from the
    topic nodes, and again from the answer nodes;
 2. the corridor: the `corridor_size` nodes with the highest product of both scores, plus topic and answers
-   (corridor.py);
+   (corridor.py), chosen among each walk's `ppr_keep` best nodes (20 x the corridor by default: on 12 HPO
+   training queries that corridor shares 99.0-100% of its nodes with the one chosen among all scores, and
+   streaming all ~35,000 scores per walk took most of a query's time);
 3. the corridor projected on its own with query-conditioned edge costs, cost(u, v) = -log(eps + (r(u) +
    r(v)) / 2), r(v) = max(0, cos(q, doc(v))) from the stored document embeddings (cypher/adapath.cypher);
 4. Yen's k shortest loopless paths from the topic to each answer inside the corridor;
@@ -42,6 +44,7 @@ class BankConfig:
     """The constants the AdaPath paper leaves open, with the values we chose (see README)."""
 
     corridor_size: int = 200  # nodes kept by ppr_topic * ppr_answer, besides topic and answers
+    ppr_keep: int = 4000  # each walk's best nodes the corridor is chosen among (0: all)
     paths_per_answer: int = 3  # Yen's k
     max_answers: int = 5  # gold answers searched per query (answer sets reach 20)
     damping: float = 0.85
@@ -55,6 +58,8 @@ class BankConfig:
                                              ("max_answers", self.max_answers),
                                              ("ppr_iterations", self.ppr_iterations),
                                              ("max_hops", self.max_hops)) if value < 1]
+        if self.ppr_keep < 0:
+            problems.append("ppr_keep")
         if problems or not 0 < self.damping < 1 or not 0 < self.eps < 1 or self.max_hops > MAX_HOPS:
             raise GraspError(f"invalid AdaPath bank config {self}: counts must be >= 1 ({problems or 'ok'}), "
                              f"damping and eps in (0, 1), max_hops at most {MAX_HOPS}")
@@ -93,6 +98,17 @@ class QueryPaths:
         return list(dict.fromkeys(path.meta_path for path in ordered))
 
 
+@dataclass(frozen=True)
+class QueryEnds:
+    topics: list[int]  # GDS node ids
+    answers: list[int]
+    missing: tuple[NodeId, ...]  # topic or answer ids not in the SKB
+
+    @property
+    def searchable(self) -> bool:
+        return bool(self.topics and self.answers)
+
+
 class PathBankBuilder:
     """Finds a training query's topic-to-answer paths; one SKB projection serves every query of a build."""
 
@@ -108,17 +124,26 @@ class PathBankBuilder:
 
     def __enter__(self) -> Self:
         relationships = {name: {"orientation": "UNDIRECTED"} for name in self._types}
-        self._run("project_skb", graph=self._graph, labels=self._labels, relationships=relationships)
+        self.run("project_skb", graph=self._graph, labels=self._labels, relationships=relationships)
         self._projected = True
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if self._projected:
-            self._run("drop_graph", graph=self._graph)
+            self.run("drop_graph", graph=self._graph)
             self._projected = False
 
-    def _run(self, name: str, **parameters: Any) -> list[dict[str, Any]]:
+    @property
+    def config(self) -> BankConfig:
+        return self._config
+
+    @property
+    def relation_types(self) -> list[str]:
+        return list(self._types)
+
+    def run(self, name: str, **parameters: Any) -> list[dict[str, Any]]:
+        """Statement `name` of cypher/adapath.cypher (the cost profile runs its own projections with it)."""
         return self._cypher.run(name, **parameters)
 
     def _gds_ids(self, ids: Sequence[NodeId]) -> dict[NodeId, int]:
@@ -128,41 +153,51 @@ class PathBankBuilder:
             found.update((row["id"], row["nodeId"]) for row in rows)
         return found
 
-    def _ppr(self, sources: list[int]) -> dict[int, float]:
-        rows = self._run("personalized_pagerank", graph=self._graph, sources=sources, damping=self._config.damping,
-                         iterations=self._config.ppr_iterations)
+    def walk(self, sources: list[int]) -> dict[int, float]:
+        """Personalized PageRank from `sources` (GDS node ids): the `ppr_keep` best nodes and their scores."""
+        rows = self.run("personalized_pagerank", graph=self._graph, sources=sources, damping=self._config.damping,
+                        iterations=self._config.ppr_iterations, keep=self._config.ppr_keep or 2**31 - 1)
         return {row["nodeId"]: row["score"] for row in rows}
 
-    def paths_for(self, query: BankQuery) -> QueryPaths:
+    def query_vector(self, text: str) -> list[float]:
+        return self._embedder.embed_query(text)
+
+    def ends(self, query: BankQuery) -> QueryEnds:
+        """GDS ids of the query's topics and (at most `max_answers`) answers, and the ids absent from the SKB."""
         if not self._projected:
             raise GraspError("PathBankBuilder is used outside its `with` block (the SKB projection is missing)")
-        found = QueryPaths(query)
         wanted = list(dict.fromkeys((*query.topic_ids, *query.answer_ids)))
         gds_ids = self._gds_ids(wanted)
-        found.missing_ids = tuple(node_id for node_id in wanted if node_id not in gds_ids)
         topics = [gds_ids[node_id] for node_id in query.topic_ids if node_id in gds_ids]
         answers = [gds_ids[node_id] for node_id in query.answer_ids if node_id in gds_ids
                    and node_id not in query.topic_ids][: self._config.max_answers]
-        if not topics or not answers:
+        return QueryEnds(topics, answers, tuple(node_id for node_id in wanted if node_id not in gds_ids))
+
+    def paths_for(self, query: BankQuery) -> QueryPaths:
+        found = QueryPaths(query)
+        ends = self.ends(query)
+        found.missing_ids = ends.missing
+        if not ends.searchable:
             return found
-        corridor = corridor_nodes(self._ppr(topics), self._ppr(answers), self._config.corridor_size,
+        topics, answers = ends.topics, ends.answers
+        corridor = corridor_nodes(self.walk(topics), self.walk(answers), self._config.corridor_size,
                                   [*topics, *answers])
         vector = self._embedder.embed_query(query.text)
         graph = f"adapath_corridor_{uuid.uuid4().hex[:12]}"
         try:
-            shape = self._run("project_corridor", graph=graph, corridor=corridor, types=self._types, queryVector=vector,
-                              eps=self._config.eps)
+            shape = self.run("project_corridor", graph=graph, corridor=corridor, types=self._types, queryVector=vector,
+                             eps=self._config.eps)
             found.corridor_nodes = shape[0]["nodeCount"] if shape else 0
             found.corridor_relationships = shape[0]["relationshipCount"] if shape else 0
             if found.corridor_relationships:
                 for topic, answer in itertools.product(topics, answers):
                     found.paths.extend(self._yen_paths(graph, topic, answer))
         finally:
-            self._run("drop_graph", graph=graph)
+            self.run("drop_graph", graph=graph)
         return found
 
     def _yen_paths(self, graph: str, source: int, target: int) -> list[FoundPath]:
-        rows = self._run("yens", graph=graph, source=source, target=target, k=self._config.paths_per_answer)
+        rows = self.run("yens", graph=graph, source=source, target=target, k=self._config.paths_per_answer)
         paths: list[FoundPath] = []
         seen: set[tuple[int, ...]] = set()
         for row in rows:
@@ -170,7 +205,7 @@ class PathBankBuilder:
             if len(node_ids) - 1 > self._config.max_hops or node_ids in seen:
                 continue  # Yen repeats a node sequence through parallel relationships
             seen.add(node_ids)
-            steps = self._run("path_steps", nodeIds=list(node_ids), types=self._types, labels=self._labels)
+            steps = self.run("path_steps", nodeIds=list(node_ids), types=self._types, labels=self._labels)
             paths.extend(FoundPath(hops, float(row["totalCost"]), meta_path_of(hops))
                          for hops in _hop_variants(steps, len(node_ids) - 1))
         return paths

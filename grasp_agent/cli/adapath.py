@@ -52,6 +52,48 @@ def build_bank_command(
 
 @app.command()
 @friendly_errors
+def profile(
+    queries: Path = typer.Option(..., "--queries", help="Query file with topic_ids (e.g. docs/eval/hpo_bench.jsonl)."),
+    split: str = typer.Option("train", "--split", help="The split whose queries are profiled."),
+    limit: int = typer.Option(20, "--limit", min=1, help="Profile the first N queries of the split."),
+    json_out: Path = typer.Option(None, "--json-out", help="Write per-query costs and the summary as JSON here."),
+) -> None:
+    """Yen inside the PPR corridor vs Yen on the whole SKB (same query-conditioned costs): time and memory
+    (projection size + GDS's Yen estimate), median and p95. The whole-SKB side is slow by design."""
+    import json
+    from dataclasses import asdict
+
+    from grasp_agent.adapath.bank_build import BankConfig, BankQuery, PathBankBuilder
+    from grasp_agent.adapath.cost_profile import CostProfiler
+    from grasp_agent.embed.factory import make_embedder
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.graph_branch.skb_context import read_skb_context
+
+    settings = load_settings()
+    chosen = [query for query in read_queries(queries, split) if query.topic_ids][:limit]
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        with PathBankBuilder(driver, settings.neo4j_database, schema, make_embedder(settings), BankConfig()) as builder:
+            result = CostProfiler(builder).profile(
+                [(query.id, BankQuery(query.text, query.topic_ids, query.answer_ids)) for query in chosen])
+    summary = result.summary()
+    table = Table("side", "time median / p95 (s)", "Yen memory median / p95 (KiB)", "projection median (MiB)",
+                  "relationships (median)", "paths", title=f"Yen cost, {len(result.queries)} queries of "
+                  f"{queries.name} ({split}); {result.skipped} skipped")
+    for side, values in summary.items():
+        table.add_row(side, f"{values['seconds_median']:.3f} / {values['seconds_p95']:.3f}",
+                      f"{values['yen_kib_median']:,.1f} / {values['yen_kib_p95']:,.1f}",
+                      f"{values['graph_mib_median']:.1f}", f"{values['relationships_median']:,.0f}",
+                      f"{values['paths_total']:,.0f}")
+    console.print(table)
+    if json_out is not None:
+        json_out.write_text(json.dumps({"summary": summary, "skipped": result.skipped,
+                                        "queries": [asdict(query) for query in result.queries]}, indent=1))
+        console.print(f"written: {json_out}", highlight=False)
+
+
+@app.command()
+@friendly_errors
 def ask(
     question: str = typer.Argument(..., help="The question."),
     topic: list[str] = typer.Option(None, "--topic", help="A topic node's SKB id (the path start); repeatable. "

@@ -297,3 +297,25 @@ def test_the_packaged_llm_picks_the_frontier_and_names_the_answer(
     assert answer.source == "llm" or answer.failure
     llm.close()
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_the_cost_profile_runs_yen_in_the_corridor_and_on_the_whole_slice(
+        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """Both sides find paths with the same costs; the corridor side projects a fraction of the relationships
+    and its Yen run needs less memory by GDS's own estimate; no projection is left behind."""
+    from grasp_agent.adapath.cost_profile import CostProfiler
+
+    queries = slice_queries(3)
+    config = BankConfig(corridor_size=40, paths_per_answer=2, max_answers=2)
+    with PathBankBuilder(driver, test_settings.neo4j_database, hpo_slice.schema(), embedder, config) as builder:
+        profile = CostProfiler(builder).profile(
+            [(q.id, BankQuery(q.text, q.topic_ids, q.answer_ids)) for q in queries]
+            + [("absent", BankQuery("q", ("HP:9999999",), ("OMIM:619340",)))], progress=False)
+    assert len(profile.queries) == 3 and profile.skipped == 1
+    for cost in profile.queries:
+        assert cost.corridor.paths >= 1 and cost.raw.paths >= 1
+        assert cost.corridor.relationships < cost.raw.relationships
+        assert 0 < cost.corridor.yen_bytes <= cost.raw.yen_bytes and cost.raw.graph_bytes > 0
+    summary = profile.summary()
+    assert summary["corridor"]["relationships_median"] < summary["raw"]["relationships_median"]
+    assert _adapath_graphs(driver) == []
