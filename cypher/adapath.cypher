@@ -117,7 +117,7 @@ RETURN count(p) AS metaPaths, sum(p.support) AS uses;
 // Meta-paths of the training queries most similar to the question (adapath.bank.metaPaths: each similar
 // query votes with its similarity for every meta-path it used), optionally filtered.
 CALL adapath.bank.metaPaths($queryVector, {queries: $queries, limit: $limit, hops: $hops, startLabel: $startLabel,
-                                           answerLabel: $answerLabel})
+                                           answerLabel: $answerLabel, exclude: $exclude})
 YIELD signature, labels, relations, outgoing, support, vote, voters, examples
 RETURN signature, labels, relations, outgoing, support, vote, voters, examples;
 

@@ -126,18 +126,22 @@ class Grasp:
         yield search_result(final, options.k or self.parts.settings.result_k, self.configuration)
 
     def paths(self, question: str, *, topic_ids: list[str | int] | None = None, meta_paths: MetaPathMode = "bank",
-              scorer: Scorer | None = None, k: int | None = None) -> PathResult:
+              scorer: Scorer | None = None, k: int | None = None,
+              exclude_bank_queries: list[str] | None = None) -> PathResult:
         """AdaPath: paths from the question's topic nodes (`topic_ids`, else its best-linked anchors) that follow
         the meta-paths of similar training queries (the Path-Bank; `meta_paths="planner"` reads them off the GRASP
         plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
-        LLM pick each depth's frontier. Failures are in `result.notes`; they do not raise."""
+        LLM pick each depth's frontier; `exclude_bank_queries` hides those bank queries (leave-template-out
+        evaluation). Failures are in `result.notes`; they do not raise."""
         options = PathSearchOptions.from_settings(self.parts.settings, scorer=scorer, limit=k)
         if options.scorer == "llm" and self._llm is None:
             options = PathSearchOptions.from_settings(self.parts.settings, scorer="embedding", limit=k)
-            result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options)
+            result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
+                                    exclude_bank_queries=exclude_bank_queries or ())
             return result.model_copy(update={"notes": ["no LLM configured (GRASP_LLM): the embedding scorer chose "
                                                        "the frontier", *result.notes]})
-        return run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options)
+        return run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
+                                    exclude_bank_queries=exclude_bank_queries or ())
 
     @property
     def configuration(self) -> SearchConfiguration:

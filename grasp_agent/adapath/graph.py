@@ -66,6 +66,7 @@ class PathState(TypedDict, total=False):
     question: str
     topic_ids: list[NodeId] | None
     mode: MetaPathMode
+    exclude_bank_queries: list[str]  # bank queries hidden from retrieval (leave-template-out evaluation)
     options: PathSearchOptions
     query_vector: list[float]
     entity_table: EntityTable | None
@@ -114,7 +115,7 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
             search = choose_meta_paths(
                 parts.driver, parts.database, state["query_vector"], options, hops=analysis.hops,
                 answer_label=analysis.answer_label, start_labels=[t.label for t in analysis.topics if t.label],
-                meta_paths=given, use_bank=mode == "bank")
+                meta_paths=given, use_bank=mode == "bank", exclude_bank_queries=state.get("exclude_bank_queries", []))
         except (GraspError, Neo4jError) as error:
             notes.append(f"Path-Bank retrieval failed ({error}); unguided search")
             search = PathSearch(scorer=options.scorer)
@@ -168,9 +169,9 @@ def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str]) ->
 
 def run_path_graph(graph: CompiledStateGraph[Any, Any, Any, Any], question: str, *,
                    topic_ids: Sequence[NodeId] | None = None, mode: MetaPathMode = "bank",
-                   options: PathSearchOptions | None = None) -> PathResult:
+                   options: PathSearchOptions | None = None, exclude_bank_queries: Sequence[str] = ()) -> PathResult:
     state: PathState = {"question": question, "topic_ids": list(topic_ids) if topic_ids else None, "mode": mode,
-                        "notes": [], "timings_ms": {}}
+                        "exclude_bank_queries": list(exclude_bank_queries), "notes": [], "timings_ms": {}}
     if options is not None:
         state["options"] = options
     final = graph.invoke(state)

@@ -79,7 +79,8 @@ def given(meta_paths: Sequence[MetaPath]) -> list[RankedMetaPath]:
 
 def choose_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], options: PathSearchOptions, *,
                       hops: int | None = None, answer_label: str | None = None, start_labels: Sequence[str] = (),
-                      meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True) -> PathSearch:
+                      meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True,
+                      exclude_bank_queries: Sequence[str] = ()) -> PathSearch:
     """A search with its meta-paths chosen: `meta_paths` when given (AdaPath without the bank), else the
     bank's when `use_bank` (filters relaxed as needed), else none (the unguided baseline)."""
     search = PathSearch(scorer=options.scorer)
@@ -88,7 +89,7 @@ def choose_meta_paths(driver: Driver, database: str, query_vector: Sequence[floa
     elif use_bank:
         choice = relaxed_meta_paths(driver, database, query_vector, queries=options.bank_queries,
                                     limit=options.meta_paths, hops=hops, answer_label=answer_label,
-                                    start_labels=start_labels)
+                                    start_labels=start_labels, exclude=exclude_bank_queries)
         search.meta_paths, search.hops_filter, search.answer_filter = choice.meta_paths, choice.hops, choice.answer_label
         search.meta_path_source = "bank" if choice.meta_paths else "none"
         if (hops, answer_label) != (choice.hops, choice.answer_label) and choice.meta_paths:

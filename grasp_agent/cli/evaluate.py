@@ -24,6 +24,9 @@ def evaluate(
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),
     heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is configured."),
+    leave_template_out: bool = typer.Option(
+        False, "--leave-template-out", help="AdaPath: hide each query's own template from the Path-Bank (its training "
+        "queries neither vote nor count among the nearest), as if the bank had never seen that kind of question."),
     allow_missing: bool = typer.Option(False, "--allow-missing",
                                        help="Run even when some queries have no answer node in the loaded SKB."),
 ) -> None:
@@ -31,7 +34,7 @@ def evaluate(
     from grasp_agent.api import Grasp
     from grasp_agent.evaluation.gold_names import gold_names
     from grasp_agent.evaluation.plots import hit1_bar_chart
-    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.evaluation.query_sets import read_queries, template_exclusions
     from grasp_agent.evaluation.report import build_report, to_json_dict, to_markdown
     from grasp_agent.evaluation.runner import ADAPATH_SYSTEMS, check_systems, missing_answers, run_systems
     from grasp_agent.pipeline.options import SearchOptions
@@ -54,7 +57,8 @@ def evaluate(
             query_set = [query for query in query_set if query not in absent]
         options = SearchOptions(fusion=fusion, planner="heuristic" if heuristic else None)  # type: ignore[arg-type]
         start = time.perf_counter()
-        results = run_systems(grasp, query_set, chosen, options=options, progress=True)
+        exclusions = template_exclusions(read_queries(queries, None), query_set) if leave_template_out else None
+        results = run_systems(grasp, query_set, chosen, options=options, progress=True, bank_exclusions=exclusions)
         wall = time.perf_counter() - start
         planner = grasp.parts.graph_branch(options.planner).planner_name
         configuration = grasp.configuration
@@ -66,7 +70,7 @@ def evaluate(
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
             "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or configuration.fusion_policy.value,
             "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict(),
-            "path_answerer": answerer}
+            "path_answerer": answerer, "leave_template_out": leave_template_out}
     (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
     (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
                                    f"planner {planner}, {wall:.0f} s wall\n\n" + to_markdown(report))

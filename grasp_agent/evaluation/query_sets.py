@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -242,3 +243,12 @@ def _distinct(path: Path, numbered: list[tuple[int, EvalQuery]]) -> list[EvalQue
 
 __all__ = ["STARK_SPLITS", "EvalQuery", "QueryFileError", "read_jsonl_queries", "read_queries",
            "read_stark_queries"]
+
+
+def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[EvalQuery]) -> dict[str, list[str]]:
+    """Per evaluated query, the ids of every query of its template (leave-template-out); none without one."""
+    by_template: dict[str, list[str]] = {}
+    for query in every_query:
+        if query.template:
+            by_template.setdefault(query.template, []).append(query.id)
+    return {query.id: by_template.get(query.template, []) if query.template else [] for query in evaluated}

@@ -20,7 +20,7 @@ its ranking is empty: it is scored as a miss, never dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from neo4j.exceptions import Neo4jError
@@ -83,7 +83,8 @@ def missing_answers(queries: Sequence[EvalQuery], node_ids: Iterable[NodeId]) ->
 
 
 def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[str], *,
-                options: SearchOptions | None = None, progress: bool = False) -> dict[str, SystemRuns]:
+                options: SearchOptions | None = None, progress: bool = False,
+                bank_exclusions: Mapping[str, Sequence[str]] | None = None) -> dict[str, SystemRuns]:
     """Every system's ranking (top `DEPTH`) of every query, in query order."""
     chosen = check_systems(systems)
     if not queries:
@@ -105,7 +106,8 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
                 results[name].runs.append(_run_text(name, text_branch, query))
         for name in chosen:
             if name in ADAPATH_SYSTEMS:
-                results[name].runs.append(_run_adapath(name, grasp, query))
+                hidden = (bank_exclusions or {}).get(query.id, ())
+                results[name].runs.append(_run_adapath(name, grasp, query, hidden))
         if any(name in PIPELINE_SYSTEMS for name in chosen):
             for name, run in _run_pipeline(grasp, query, pipeline_options).items():
                 if name in results:
@@ -124,11 +126,11 @@ def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
     return QueryRun(query.id, ranking.ids, _since(start))
 
 
-def _run_adapath(name: str, grasp: Grasp, query: EvalQuery) -> QueryRun:
+def _run_adapath(name: str, grasp: Grasp, query: EvalQuery, hidden: Sequence[str]) -> QueryRun:
     start = time.perf_counter()
     try:
         result = grasp.paths(query.text, topic_ids=list(query.topic_ids) or None, meta_paths=ADAPATH_SYSTEMS[name],
-                             k=DEPTH)
+                             k=DEPTH, exclude_bank_queries=list(hidden))
     except (GraspError, Neo4jError) as error:
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
     failure = None if result.topics else "no topic node (" + "; ".join(result.notes) + ")"

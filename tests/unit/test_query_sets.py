@@ -16,6 +16,7 @@ from grasp_agent.evaluation.query_sets import (
     read_jsonl_queries,
     read_queries,
     read_stark_queries,
+    template_exclusions,
 )
 from grasp_agent.evaluation.questions import GoldAnchor, Question, write_questions
 
@@ -244,3 +245,12 @@ def test_real_stark_qa_files_load(skb: str) -> None:
         human_queries = read_queries(human)
         assert len(human_queries) == _record_starts(human)
         assert all(query.split is None for query in human_queries)
+
+
+def test_leave_template_out_hides_every_query_of_the_evaluated_querys_template() -> None:
+    every = [EvalQuery(id=f"{template}-{i}", text="q", answer_ids=("a",), template=template)
+             for template in ("gene_diseases", "disease_genes") for i in range(2)]
+    untemplated = EvalQuery(id="free", text="q", answer_ids=("a",))
+    hidden = template_exclusions([*every, untemplated], [every[0], every[3], untemplated])
+    assert hidden == {"gene_diseases-0": ["gene_diseases-0", "gene_diseases-1"],
+                      "disease_genes-1": ["disease_genes-0", "disease_genes-1"], "free": []}

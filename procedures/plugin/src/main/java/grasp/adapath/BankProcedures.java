@@ -75,16 +75,20 @@ public final class BankProcedures {
     @Description("adapath.bank.metaPaths(queryVector, config) - the Path-Bank's meta-paths for a question: each of the "
             + "config.queries (20) bank queries nearest queryVector in the vector index config.index "
             + "('adapath_query_embedding') votes with its score, (1 + cos) / 2, for every meta-path it used. Optional "
-            + "filters: hops (1..3), startLabel, answerLabel; limit (5). Rows, best first (vote, support, signature): "
+            + "filters: hops (1..3), startLabel, answerLabel; exclude (bank query ids that neither vote nor count among the nearest); "
+            + "limit (5). Rows, best first (vote, support, signature): "
             + "signature, labels, relations, outgoing, hops, startLabel, answerLabel, support, vote, voters, examples.")
     public Stream<MetaPathResult> metaPaths(
             @Name(value = "queryVector", description = "The question's embedding (the embedder the bank was built with).")
                     List<Double> queryVector,
             @Name(value = "config", defaultValue = "{}", description = "index, queries, limit, hops, startLabel, "
-                    + "answerLabel; see the procedure's description.") Map<String, Object> config) {
+                    + "answerLabel, exclude; see the procedure's description.") Map<String, Object> config) {
         BankConfig parsed = BankConfig.parse(config);
         double[] query = VectorIndexes.toVector(queryVector, "queryVector");
-        List<BankIndex.Hit> hits = BankIndex.nearest(tx, parsed.index(), parsed.queries(), query);
+        // Excluded queries must not take places among the nearest: ask for that many more, then drop them.
+        List<BankIndex.Hit> hits = BankIndex.nearest(tx, parsed.index(), parsed.queries() + parsed.exclude().size(), query)
+                .stream().filter(hit -> !parsed.exclude().contains(hit.query().getProperty("id", null)))
+                .limit(parsed.queries()).toList();
         return BankVote.rank(hits, parsed, guard).stream().map(MetaPathResult::new);
     }
 }

@@ -138,6 +138,18 @@ class BankMetaPathsTest {
     }
 
     @Test
+    void excludedQueriesNeitherVoteNorTakeAPlaceAmongTheNearest() {
+        // without q1 (A's and C's strongest voter), the next nearest query takes its place among the two voters
+        assertThat(signatures(metaPaths(QUERY, Map.of("queries", 2L, "limit", 10L)))).containsExactly(A, C);
+        // q2 and q3 vote now: q3 brings B (0.8), below C (q2's 0.9)
+        assertThat(signatures(metaPaths(QUERY, Map.of("queries", 2L, "limit", 10L, "exclude", List.of("q1")))))
+                .containsExactly(A, C, B);
+        List<Record> rows = metaPaths(QUERY, Map.of("limit", 10L, "exclude", List.of("q1", "q2")));
+        assertThat(rows).allSatisfy(row -> assertThat(row.get("examples").asList()).doesNotContain("q1", "q2"));
+        assertThatThrownBy(() -> metaPaths(QUERY, Map.of("exclude", "q1"))).hasMessageContaining("config exclude");
+    }
+
+    @Test
     void filtersOnHopsStartLabelAndAnswerLabel() {
         assertThat(signatures(metaPaths(QUERY, Map.of("hops", 2L)))).containsExactly(B);
         assertThat(signatures(metaPaths(QUERY, Map.of("startLabel", "Gene")))).containsExactly(D, F, E);
