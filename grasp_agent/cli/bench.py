@@ -188,6 +188,27 @@ def scale(
         console.print(f"plot written to {plot_scale(results, plot)}")
 
 
+@app.command("scale-report")
+@friendly_errors
+def scale_report(
+    results: list[Path] = typer.Option(..., "--results", help="Result files of `grasp bench scale --json-out`; "
+                                       "repeatable (a later file's scale replaces an earlier one's)."),
+    json_out: Path = typer.Option(None, "--json-out", help="Write the merged results here."),
+    plot: Path = typer.Option(None, "--plot", help="Write the log-log curves of the merged results here (PNG)."),
+) -> None:
+    """Merge scale results measured in separate runs: one JSON, one plot, and the Markdown table on screen."""
+    from grasp_agent.evaluation.scale_report import TABLE_HEADER, markdown_row, plot_scale, read_results, write_results
+
+    merged = {result.scale: result for path in results for result in read_results(path)}
+    ordered = [merged[scale] for scale in sorted(merged)]
+    console.print(TABLE_HEADER + "\n" + "\n".join(markdown_row(result) for result in ordered), highlight=False,
+                  soft_wrap=True)
+    if json_out is not None:
+        console.print(f"results written to {write_results(ordered, json_out)}")
+    if plot is not None:
+        console.print(f"plot written to {plot_scale(ordered, plot)}")
+
+
 def show_scale(result: ScaleResult) -> None:
     table = Table("measure", "value", title=f"scale {result.scale:g}: {result.nodes:,} nodes, {result.edges:,} edges "
                   f"(embedder {result.embedder})")
