@@ -65,6 +65,7 @@ class EvaluationReport:
     breakdowns: dict[str, dict[str, dict[str, dict[str, float]]]]  # grouping -> group -> system -> metric
     comparisons: list[Comparison]
     answers: list[AnswerScores] = field(default_factory=list)
+    stage_p50_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # system -> stage -> median ms
 
 
 def per_query(runs: SystemRuns, gold: Mapping[str, set[str]]) -> dict[str, list[float]]:
@@ -138,6 +139,17 @@ def answer_scores(runs: SystemRuns, queries: Sequence[EvalQuery], gold_names: Ma
     return AnswerScores(runs.system, len(scored), overall, micro, {"/".join(cell): em for cell, em in cells.items()})
 
 
+def stage_medians(results: Mapping[str, SystemRuns]) -> dict[str, dict[str, float]]:
+    """Median milliseconds of each stage, for the systems whose runs report stages."""
+    medians: dict[str, dict[str, float]] = {}
+    for system, runs in results.items():
+        stages = dict.fromkeys(stage for run in runs.runs for stage in run.stages_ms)
+        if stages:
+            medians[system] = {stage: float(np.median([run.stages_ms[stage] for run in runs.runs
+                                                       if stage in run.stages_ms])) for stage in stages}
+    return medians
+
+
 def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery],
                  gold_names: Mapping[str, set[str]] | None = None) -> EvaluationReport:
     """Scores of every system; GRASP systems compared with the best single branch and the hybrid baseline.
@@ -154,13 +166,13 @@ def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery]
                    for rival in dict.fromkeys(rivals)]
     answers = [answer_scores(runs, queries, gold_names) for runs in results.values()
                if gold_names is not None and any(run.answer is not None for run in runs.runs)]
-    return EvaluationReport(scores, breakdowns, comparisons, answers)
+    return EvaluationReport(scores, breakdowns, comparisons, answers, stage_medians(results))
 
 
 def to_json_dict(report: EvaluationReport) -> dict[str, object]:
     return {"scores": [asdict(score) for score in report.scores], "breakdowns": report.breakdowns,
             "comparisons": [asdict(comparison) for comparison in report.comparisons],
-            "answers": [asdict(answer) for answer in report.answers]}
+            "answers": [asdict(answer) for answer in report.answers], "stage_p50_ms": report.stage_p50_ms}
 
 
 def to_markdown(report: EvaluationReport) -> str:
@@ -181,6 +193,8 @@ def to_markdown(report: EvaluationReport) -> str:
                   "|---|---|---|---|" + "---|" * len(em_cells)]
         lines += [f"| {a.system} | {a.questions} | {a.em_overall:.3f} | {a.em_micro:.3f} | " + " | ".join(
             f"{a.cells[cell]:.3f}" if cell in a.cells else "-" for cell in em_cells) + " |" for a in report.answers]
+    for system, stages in report.stage_p50_ms.items():
+        lines += ["", f"{system}: stage p50 ms: " + ", ".join(f"{stage} {ms:.0f}" for stage, ms in stages.items())]
     systems = [score.system for score in report.scores]
     for grouping, table in report.breakdowns.items():
         if not table:

@@ -57,6 +57,7 @@ class QueryRun:
     latency_ms: float
     failure: str | None = None
     answer: str | None = None  # systems that answer in words (AdaPath): the answer's text
+    stages_ms: dict[str, float] = field(default_factory=dict)  # per stage, where the system reports them
 
 
 @dataclass
@@ -135,7 +136,7 @@ def _run_adapath(name: str, grasp: Grasp, query: EvalQuery, hidden: Sequence[str
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
     failure = None if result.topics else "no topic node (" + "; ".join(result.notes) + ")"
     return QueryRun(query.id, tuple(result.ranked_end_nodes)[:DEPTH], _since(start), failure,
-                    result.answer.text)
+                    result.answer.text, dict(result.timings_ms))
 
 
 def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dict[str, QueryRun]:

@@ -68,3 +68,20 @@ def test_systems_and_missing_answers_are_checked() -> None:
     assert [query.id for query in absent] == ["q3"]
     stark = EvalQuery(id="s1", text="s", answer_ids=("7",))  # STaRK ids are ints in the database
     assert missing_answers([stark], ["x", 7]) == []
+
+
+def test_worded_answers_get_em_per_level_and_hops_cell_and_stage_medians() -> None:
+    answered = SystemRuns("adapath", [
+        QueryRun("q1", ("x",), 10.0, answer="X syndrome", stages_ms={"search": 4.0, "answer": 1.0}),
+        QueryRun("q2", ("a",), 20.0, answer="wrong", stages_ms={"search": 8.0, "answer": 1.0}),
+        QueryRun("q3", ("w",), 30.0, answer=" w  DISEASE ", stages_ms={"search": 6.0, "answer": 3.0})])
+    names = {"q1": {"X syndrome"}, "q2": {"Y", "Z"}, "q3": {"W disease"}}
+    report = build_report({"grasp": GOOD, "adapath": answered}, QUERIES, names)
+    (em,) = report.answers  # only the system that answers in words
+    assert em.system == "adapath" and em.questions == 3
+    assert em.cells == {"bare/2": 0.0, "explicit/1": 1.0, "explicit/2": 1.0}
+    assert em.em_overall == pytest.approx(2 / 3) and em.em_micro == pytest.approx(2 / 3)
+    assert report.stage_p50_ms == {"adapath": {"search": 6.0, "answer": 1.0}}
+    text = to_markdown(report)
+    assert "| adapath | 3 | 0.667 | 0.667 | 0.000 | 1.000 | 1.000 |" in text and "search 6, answer 1" in text
+    assert build_report({"adapath": answered}, QUERIES).answers == []  # no gold names: no EM
