@@ -27,8 +27,9 @@ from neo4j.exceptions import Neo4jError
 from grasp_agent.adapath.answer import PathAnswer, answer_from_paths
 from grasp_agent.adapath.path_search import PathSearch, PathSearchOptions, choose_meta_paths, search_paths
 from grasp_agent.adapath.plan_meta_paths import plan_meta_paths
-from grasp_agent.adapath.question import HopGuesser, LLMHopGuesser, NodeId, QuestionAnalysis, analyse_question
+from grasp_agent.adapath.question import HopGuesser, LLMHopGuesser, NodeId, QuestionAnalysis, Topic, analyse_question
 from grasp_agent.adapath.result import PathResult, path_result
+from grasp_agent.adapath.statements import AdaPathCypher
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
@@ -74,6 +75,7 @@ class PathState(TypedDict, total=False):
     search: PathSearch | None
     answer: PathAnswer
     notes: list[str]
+    failures: list[str]  # a stage that broke (database, LLM, bank): the result is degraded, not just empty
     timings_ms: dict[str, float]
 
 
@@ -92,37 +94,43 @@ def _timed(name: str, work: PathNode) -> PathNode:
 
 def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]:
     def analyse(state: PathState) -> dict[str, Any]:
-        notes = list(state.get("notes", []))
+        notes, failures = list(state.get("notes", [])), list(state.get("failures", []))
         table = None
         try:  # also with given topics: the table carries the answer type (and the planner's anchors)
             table = parts.branch.link(parts.branch.extract(state["question"], notes))
         except (GraspError, Neo4jError, LLMError) as error:
-            notes.append(f"entity linking failed: {error}")
-        analysis = analyse_question(state["question"], table, parts.branch.context.labels,
-                                    topic_ids=state.get("topic_ids"), hop_guesser=parts.hop_guesser,
-                                    min_link_score=parts.min_link_score)
-        return {"analysis": analysis, "entity_table": table, "notes": notes,
+            failures.append(f"entity linking failed: {error}")
+        given, known = state.get("topic_ids"), None
+        if given:
+            try:
+                known = _known_topics(parts, given)
+            except Neo4jError as error:
+                failures.append(f"reading the topic nodes failed: {error}")
+        analysis = analyse_question(state["question"], table, parts.branch.context.labels, topic_ids=given,
+                                    hop_guesser=parts.hop_guesser, min_link_score=parts.min_link_score,
+                                    given_topics=known)
+        return {"analysis": analysis, "entity_table": table, "notes": notes, "failures": failures,
                 "query_vector": parts.embedder.embed_query(state["question"])}
 
     def meta_paths(state: PathState) -> dict[str, Any]:
-        analysis, notes = state["analysis"], list(state.get("notes", []))
+        analysis, notes, failures = state["analysis"], list(state.get("notes", [])), list(state.get("failures", []))
         options = state.get("options", parts.options)
         mode = state.get("mode", "bank")
         given = None
         if mode == "planner":
-            given = _planner_meta_paths(parts, state, notes)
+            given = _planner_meta_paths(parts, state, notes, failures)
         try:
             search = choose_meta_paths(
                 parts.driver, parts.database, state["query_vector"], options, hops=analysis.hops,
                 answer_label=analysis.answer_label, start_labels=[t.label for t in analysis.topics if t.label],
                 meta_paths=given, use_bank=mode == "bank", exclude_bank_queries=state.get("exclude_bank_queries", []))
         except (GraspError, Neo4jError) as error:
-            notes.append(f"Path-Bank retrieval failed ({error}); unguided search")
+            failures.append(f"Path-Bank retrieval failed ({error}); unguided search")
             search = PathSearch(scorer=options.scorer)
-        return {"search": search, "notes": notes}
+        return {"search": search, "notes": notes, "failures": failures}
 
     def search(state: PathState) -> dict[str, Any]:
-        analysis, notes = state["analysis"], list(state.get("notes", []))
+        analysis, notes, failures = state["analysis"], list(state.get("notes", [])), list(state.get("failures", []))
         found = state.get("search")
         if found is None or not analysis.topics:
             notes.append("no topic node: nothing to search from")
@@ -131,8 +139,8 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
             found = search_paths(parts.driver, parts.database, found, state["question"], state["query_vector"],
                                  analysis.topic_ids, state.get("options", parts.options), parts.llm)
         except (GraspError, Neo4jError) as error:
-            notes.append(f"path search failed: {error}")
-        return {"search": found, "notes": notes}
+            failures.append(f"path search failed: {error}")
+        return {"search": found, "notes": notes, "failures": failures}
 
     def answer(state: PathState) -> dict[str, Any]:
         found = state.get("search")
@@ -148,7 +156,14 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
     return builder.compile(name="adapath")
 
 
-def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str]) -> list[Any]:
+def _known_topics(parts: PathParts, ids: Sequence[NodeId]) -> list[Topic]:
+    """The given topic ids with their names and labels (so meta-paths can be matched to the topic's type)."""
+    cypher = AdaPathCypher(parts.driver, parts.database)
+    return [Topic(row["id"], str(row["name"]), label, 1.0) for label in parts.branch.context.labels
+            for row in cypher.run("node_names", {"label": label}, ids=list(ids))]
+
+
+def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str], failures: list[str]) -> list[Any]:
     table = state.get("entity_table")
     if table is None:
         notes.append("no entity table for the planner: unguided search")
@@ -156,7 +171,7 @@ def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str]) ->
     try:
         outcome = parts.branch.plan(state["question"], table)
     except (GraspError, Neo4jError, LLMError) as error:
-        notes.append(f"the planner failed ({error}): unguided search")
+        failures.append(f"the planner failed ({error}): unguided search")
         return []
     if outcome.plan is None:
         notes.append(f"the planner wrote no valid plan ({outcome.reason}): unguided search")
@@ -171,9 +186,10 @@ def run_path_graph(graph: CompiledStateGraph[Any, Any, Any, Any], question: str,
                    topic_ids: Sequence[NodeId] | None = None, mode: MetaPathMode = "bank",
                    options: PathSearchOptions | None = None, exclude_bank_queries: Sequence[str] = ()) -> PathResult:
     state: PathState = {"question": question, "topic_ids": list(topic_ids) if topic_ids else None, "mode": mode,
-                        "exclude_bank_queries": list(exclude_bank_queries), "notes": [], "timings_ms": {}}
+                        "exclude_bank_queries": list(exclude_bank_queries), "notes": [], "failures": [],
+                        "timings_ms": {}}
     if options is not None:
         state["options"] = options
     final = graph.invoke(state)
     return path_result(question, final["analysis"], final.get("search"), final["answer"], final.get("notes", []),
-                       final.get("timings_ms", {}))
+                       final.get("failures", []), final.get("timings_ms", {}))

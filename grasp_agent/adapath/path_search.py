@@ -4,6 +4,11 @@ The bank is asked under the question's hop count and answer type, relaxed when t
 bank_retrieval.relaxed_meta_paths); with no meta-path at all the search runs unguided, as the paper falls
 back. The embedding scorer is one `adapath.bfs` call; the LLM scorer walks depth by depth with
 `adapath.expand` (frontier.py). The result says which of these happened.
+
+Guided paths are ranked meta-path first (in the bank's vote order), then by their mean cosine: the bank's
+vote is what the training queries learnt about which kind of path answers this kind of question, and a
+cosine across meta-paths favours longer paths through nodes that merely repeat the question's words. On the
+HPO valid split this ranking took end-node Hit@1 from 0.437 (cosine across meta-paths) to 0.558.
 """
 
 from __future__ import annotations
@@ -46,9 +51,11 @@ class PathSearchOptions:
                   "scorer": settings.adapath_scorer, "llm_candidates": settings.adapath_llm_candidates}
         return cls(**{**values, **{key: value for key, value in overrides.items() if value is not None}})
 
-    def procedure_config(self, *, guided: bool) -> dict[str, Any]:
-        config: dict[str, Any] = {"beamWidth": self.beam_width, "limit": self.limit, "timeoutMs": self.timeout_ms}
-        if not guided:
+    def procedure_config(self, *, meta_paths: int) -> dict[str, Any]:
+        """adapath.bfs's config; guided, `limit` paths per meta-path, since they are ranked meta-path first."""
+        config: dict[str, Any] = {"beamWidth": self.beam_width, "limit": min(10_000, self.limit * max(1, meta_paths)),
+                                  "timeoutMs": self.timeout_ms}
+        if not meta_paths:
             config["maxDepth"] = self.unguided_depth
         return config
 
@@ -70,6 +77,12 @@ class PathSearch:
 
     def ranked_end_nodes(self) -> list[NodeId]:
         return ranked_end_nodes(self.paths)
+
+
+def meta_path_first(paths: Sequence[EvidencePath], signatures: Sequence[str]) -> list[EvidencePath]:
+    """Paths of the first meta-path first, then the second's, ...; by score within one; others (unguided) last."""
+    rank = {signature: position for position, signature in enumerate(signatures)}
+    return sorted(paths, key=lambda path: (rank.get(path.meta_path, len(rank)), -path.score))
 
 
 def given(meta_paths: Sequence[MetaPath]) -> list[RankedMetaPath]:
@@ -135,7 +148,8 @@ def _run_bfs(driver: Driver, database: str, search: PathSearch, topic_ids: Seque
              vector: Sequence[float], options: PathSearchOptions) -> None:
     records = AdaPathCypher(driver, database).run(
         "bfs", topicIds=list(topic_ids), metaPaths=[item.meta_path.as_lists() for item in search.meta_paths],
-        queryVector=list(vector), config=options.procedure_config(guided=search.guided))
+        queryVector=list(vector), config=options.procedure_config(meta_paths=len(search.meta_paths)))
     search.scorer = "embedding"
-    search.paths = [EvidencePath.from_record(record) for record in records]
+    paths = [EvidencePath.from_record(record) for record in records]
+    search.paths = meta_path_first(paths, [item.meta_path.signature for item in search.meta_paths])[: options.limit]
     search.truncated = any(bool(record["truncated"]) for record in records)

@@ -105,12 +105,14 @@ class LLMHopGuesser:
 
 def analyse_question(question: str, table: EntityTable | None, labels: Sequence[str], *,
                      topic_ids: Sequence[NodeId] | None = None, hop_guesser: HopGuesser | None = None,
-                     min_link_score: float = DEFAULT_MIN_LINK_SCORE) -> QuestionAnalysis:
+                     min_link_score: float = DEFAULT_MIN_LINK_SCORE,
+                     given_topics: Sequence[Topic] | None = None) -> QuestionAnalysis:
     """Topics (given, else linked), hops and answer type. An LLM failure is a note, not an error: the
-    heuristic's answer stands."""
+    heuristic's answer stands. `given_topics`: the given ids as found in the SKB (with names and labels)."""
     notes: list[str] = []
     if topic_ids:
-        topics = tuple(Topic(node_id, str(node_id), "", 1.0) for node_id in dict.fromkeys(topic_ids))
+        found = {topic.node_id: topic for topic in given_topics or ()}
+        topics = tuple(found.get(node_id) or Topic(node_id, str(node_id), "", 1.0) for node_id in dict.fromkeys(topic_ids))
         source: TopicSource = "given"
     else:
         topics = tuple(linked_topics(table, min_link_score)) if table is not None else ()

@@ -75,6 +75,7 @@ class PathResult(BaseModel):
     answer: AnswerOut
     truncated: bool
     notes: list[str]
+    failures: list[str]  # stages that broke (database, LLM, bank); the result is degraded
     timings_ms: dict[str, float]
 
     @property
@@ -83,7 +84,7 @@ class PathResult(BaseModel):
 
 
 def path_result(question: str, analysis: QuestionAnalysis, search: PathSearch | None, answer: PathAnswer,
-                notes: list[str], timings_ms: dict[str, float]) -> PathResult:
+                notes: list[str], failures: list[str], timings_ms: dict[str, float]) -> PathResult:
     topics = [TopicOut(node_id=t.node_id, name=t.name, label=t.label, score=t.score) for t in analysis.topics]
     meta_paths = [MetaPathOut(signature=m.meta_path.signature, hops=m.meta_path.hops, vote=m.vote, voters=m.voters,
                               support=m.support) for m in (search.meta_paths if search else [])]
@@ -95,4 +96,4 @@ def path_result(question: str, analysis: QuestionAnalysis, search: PathSearch | 
         answer=AnswerOut(text=answer.text, node_id=answer.node_id, source=answer.source,
                          supporting_paths=list(answer.supporting), failure=answer.failure),
         truncated=bool(search and search.truncated),
-        notes=[*analysis.notes, *(search.notes if search else []), *notes], timings_ms=timings_ms)
+        notes=[*analysis.notes, *(search.notes if search else []), *notes], failures=failures, timings_ms=timings_ms)

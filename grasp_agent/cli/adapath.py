@@ -144,6 +144,8 @@ def ask(
     answer = result.answer
     console.print(f"answer ({answer.source}): {answer.text or '-'}" + (f" [{answer.node_id}]" if answer.node_id else ""),
                   highlight=False)
+    for failure in result.failures:
+        console.print(f"[red]failed:[/] {failure}", highlight=False)
     for note in result.notes + ([answer.failure] if answer.failure else []):
         console.print(f"[yellow]note:[/] {note}", highlight=False)
     if result.truncated:

@@ -134,7 +134,8 @@ def _run_adapath(name: str, grasp: Grasp, query: EvalQuery, hidden: Sequence[str
                              k=DEPTH, exclude_bank_queries=list(hidden))
     except (GraspError, Neo4jError) as error:
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
-    failure = None if result.topics else "no topic node (" + "; ".join(result.notes) + ")"
+    failure = "; ".join(result.failures) or (None if result.topics else "no topic node (" + "; ".join(result.notes)
+                                              + ")")
     return QueryRun(query.id, tuple(result.ranked_end_nodes)[:DEPTH], _since(start), failure,
                     result.answer.text, dict(result.timings_ms))
 

@@ -25,7 +25,8 @@ class PathQuestionInput(BaseModel):
 def path_text(result: PathResult, k: int) -> str:
     """The answer line, then up to `k` paths; an empty result says why."""
     if not result.paths:
-        return "No path found." + (f" ({'; '.join(result.notes)})" if result.notes else "")
+        why = [*result.failures, *result.notes]
+        return "No path found." + (f" ({'; '.join(why)})" if why else "")
     lines = [f"Answer: {result.answer.text} (id={result.answer.node_id})" if result.answer.text else "Answer: -"]
     lines += [f"[{number}] {path.text}" for number, path in enumerate(result.paths[:k], start=1)]
     return "\n".join(lines)

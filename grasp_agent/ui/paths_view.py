@@ -67,7 +67,8 @@ def answer_markdown(result: PathResult) -> str:
 
 
 def notes_markdown(result: PathResult) -> str:
-    lines = [*result.notes, *([result.answer.failure] if result.answer.failure else [])]
+    lines = [*(f"failed: {failure}" for failure in result.failures), *result.notes,
+             *([result.answer.failure] if result.answer.failure else [])]
     if result.truncated:
         lines.append("a search budget stopped the search early; paths may be incomplete")
     return "\n".join(f"- {html.escape(line)}" for line in lines)

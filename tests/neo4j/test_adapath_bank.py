@@ -251,13 +251,17 @@ def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_too
     from grasp_agent.adapath.bank import build_bank
 
     queries = slice_queries(30)
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+    driver.execute_query("DROP INDEX adapath_query_embedding IF EXISTS")
+    no_bank = grasp.paths(queries[24].text)  # a failure that degrades the result is reported as one
+    assert no_bank.failures and "has not been built" in no_bank.failures[0] and no_bank.meta_path_source == "none"
     build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
                BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
     driver.execute_query("CALL db.awaitIndexes(120)")
     linked_right, reached = 0, 0
     for query in queries[24:]:
         result = grasp.paths(query.text)
-        assert result.topic_source in ("linked", "none")
+        assert result.topic_source in ("linked", "none") and result.failures == []
         linked_right += bool({t.node_id for t in result.topics} & set(query.topic_ids))
         if result.paths:
             assert result.meta_path_source in ("bank", "none") and result.answer.source == "best-path"
@@ -270,7 +274,7 @@ def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_too
     assert content.startswith(("Answer: ", "No path found"))
     assert artifact["question"] == queries[24].text and len(content.splitlines()) <= 4
     empty = grasp.paths("What is the meaning of life?")  # nothing to link: an empty result that says why
-    assert empty.paths == [] and empty.notes and empty.answer.source == "none"
+    assert empty.paths == [] and empty.notes and empty.answer.source == "none" and empty.failures == []
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 
