@@ -1,5 +1,6 @@
 package grasp.adapath;
 
+import grasp.schema.Bookkeeping;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -40,7 +41,7 @@ final class SkbNodes {
         if (skbLabels == null) {
             skbLabels = new ArrayList<>();
             for (Label label : tx.getAllLabelsInUse()) {
-                if (!label.name().equals("GraspMeta") && !label.name().startsWith("AdaPath")) {
+                if (!Bookkeeping.isLabel(label.name())) {
                     skbLabels.add(label);
                 }
             }

@@ -6,15 +6,15 @@ package grasp.schema;
  * the schema, and every plan checked against it, leaves them out. (The stack smoke graph stays visible: it is a
  * real, tiny graph the smoke check and its tests plan over.)
  */
-final class Bookkeeping {
+public final class Bookkeeping {
 
     private Bookkeeping() {}
 
-    static boolean isLabel(String label) {
+    public static boolean isLabel(String label) {
         return label.equals("GraspMeta") || label.startsWith("AdaPath");
     }
 
-    static boolean isRelationshipType(String type) {
+    public static boolean isRelationshipType(String type) {
         return type.startsWith("ADAPATH_");
     }
 }
