@@ -78,7 +78,7 @@ def build_bank(driver: Driver, database: str, schema: SkbSchema, fingerprint: st
         for query in todo:
             started = time.perf_counter()
             found = builder.paths_for(BankQuery(query.text, query.topic_ids, query.answer_ids))
-            store.write(query.id, found, embedder.embed_query(query.text))
+            store.write(query.id, found, found.query_vector or embedder.embed_query(query.text))
             summary.seconds_per_query.append(time.perf_counter() - started)
             summary.built += 1
             summary.without_paths += not found.paths

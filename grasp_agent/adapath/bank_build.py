@@ -90,6 +90,7 @@ class QueryPaths:
     corridor_nodes: int = 0
     corridor_relationships: int = 0
     missing_ids: tuple[NodeId, ...] = ()  # topic or answer ids not in the SKB
+    query_vector: list[float] | None = None  # the query's embedding, when the search got as far as needing it
 
     @property
     def meta_paths(self) -> list[MetaPath]:
@@ -182,7 +183,7 @@ class PathBankBuilder:
         topics, answers = ends.topics, ends.answers
         corridor = corridor_nodes(self.walk(topics), self.walk(answers), self._config.corridor_size,
                                   [*topics, *answers])
-        vector = self._embedder.embed_query(query.text)
+        vector = found.query_vector = self._embedder.embed_query(query.text)
         graph = f"adapath_corridor_{uuid.uuid4().hex[:12]}"
         try:
             shape = self.run("project_corridor", graph=graph, corridor=corridor, types=self._types, queryVector=vector,
