@@ -131,17 +131,18 @@ class Grasp:
         """AdaPath: paths from the question's topic nodes (`topic_ids`, else its best-linked anchors) that follow
         the meta-paths of similar training queries (the Path-Bank; `meta_paths="planner"` reads them off the GRASP
         plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
-        LLM pick each depth's frontier; `exclude_bank_queries` hides those bank queries (leave-template-out
-        evaluation). Failures are in `result.notes`; they do not raise."""
-        options = PathSearchOptions.from_settings(self.parts.settings, scorer=scorer, limit=k)
-        if options.scorer == "llm" and self._llm is None:
-            options = PathSearchOptions.from_settings(self.parts.settings, scorer="embedding", limit=k)
-            result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
-                                    exclude_bank_queries=exclude_bank_queries or ())
-            return result.model_copy(update={"notes": ["no LLM configured (GRASP_LLM): the embedding scorer chose "
-                                                       "the frontier", *result.notes]})
-        return run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
-                                    exclude_bank_queries=exclude_bank_queries or ())
+        LLM pick each depth's frontier (the embedding scorer stands in, with a note, when no LLM is configured);
+        `exclude_bank_queries` hides those bank queries (leave-template-out evaluation). Broken stages are in
+        `result.failures`, shortfalls in `result.notes`; nothing raises."""
+        notes = []
+        wanted: Scorer = scorer or self.parts.settings.adapath_scorer
+        if wanted == "llm" and self._llm is None:
+            wanted = "embedding"
+            notes.append("no LLM configured (GRASP_LLM): the embedding scorer chose the frontier")
+        options = PathSearchOptions.from_settings(self.parts.settings, scorer=wanted, limit=k)
+        result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
+                                exclude_bank_queries=exclude_bank_queries or ())
+        return result.model_copy(update={"notes": [*notes, *result.notes]}) if notes else result
 
     @property
     def configuration(self) -> SearchConfiguration:

@@ -8,8 +8,9 @@
 - search: `adapath.bfs` (embedding scorer) or depth by depth with the LLM choosing the frontier;
 - answer: the LLM names the answer among the paths' ends (the best path's end without an LLM).
 
-Failures become notes and an empty search, never exceptions: a question without a linkable topic, a dead
-LLM or a missing bank still returns a result that says why it is empty or unguided.
+Nothing raises to the caller: a stage that breaks (database, embedder, LLM, a missing bank) is recorded in
+`failures`, an expected shortfall (no linkable topic, no meta-path) in `notes`, and the result says why it is
+empty or unguided.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from neo4j import Driver
 from neo4j.exceptions import Neo4jError
 
 from grasp_agent.adapath.answer import PathAnswer, answer_from_paths
+from grasp_agent.adapath.metapath import MetaPath
 from grasp_agent.adapath.path_search import PathSearch, PathSearchOptions, choose_meta_paths, search_paths
 from grasp_agent.adapath.plan_meta_paths import plan_meta_paths
 from grasp_agent.adapath.question import HopGuesser, LLMHopGuesser, NodeId, QuestionAnalysis, Topic, analyse_question
@@ -69,7 +71,7 @@ class PathState(TypedDict, total=False):
     mode: MetaPathMode
     exclude_bank_queries: list[str]  # bank queries hidden from retrieval (leave-template-out evaluation)
     options: PathSearchOptions
-    query_vector: list[float]
+    query_vector: list[float] | None  # None when embedding the question failed
     entity_table: EntityTable | None
     analysis: QuestionAnalysis
     search: PathSearch | None
@@ -109,19 +111,26 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
         analysis = analyse_question(state["question"], table, parts.branch.context.labels, topic_ids=given,
                                     hop_guesser=parts.hop_guesser, min_link_score=parts.min_link_score,
                                     given_topics=known)
+        vector = None
+        try:
+            vector = parts.embedder.embed_query(state["question"])
+        except GraspError as error:
+            failures.append(f"embedding the question failed: {error}")
         return {"analysis": analysis, "entity_table": table, "notes": notes, "failures": failures,
-                "query_vector": parts.embedder.embed_query(state["question"])}
+                "query_vector": vector}
 
     def meta_paths(state: PathState) -> dict[str, Any]:
         analysis, notes, failures = state["analysis"], list(state.get("notes", [])), list(state.get("failures", []))
         options = state.get("options", parts.options)
         mode = state.get("mode", "bank")
-        given = None
+        given, vector = None, state.get("query_vector")
+        if vector is None:
+            return {"search": None, "notes": notes, "failures": failures}  # the analysis said why
         if mode == "planner":
             given = _planner_meta_paths(parts, state, notes, failures)
         try:
             search = choose_meta_paths(
-                parts.driver, parts.database, state["query_vector"], options, hops=analysis.hops,
+                parts.driver, parts.database, vector, options, hops=analysis.hops,
                 answer_label=analysis.answer_label, start_labels=[t.label for t in analysis.topics if t.label],
                 meta_paths=given, use_bank=mode == "bank", exclude_bank_queries=state.get("exclude_bank_queries", []))
         except (GraspError, Neo4jError) as error:
@@ -131,12 +140,14 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
 
     def search(state: PathState) -> dict[str, Any]:
         analysis, notes, failures = state["analysis"], list(state.get("notes", [])), list(state.get("failures", []))
-        found = state.get("search")
-        if found is None or not analysis.topics:
+        found, vector = state.get("search"), state.get("query_vector")
+        if found is None or vector is None:
+            return {"search": found, "notes": notes}
+        if not analysis.topics:
             notes.append("no topic node: nothing to search from")
             return {"search": found, "notes": notes}
         try:
-            found = search_paths(parts.driver, parts.database, found, state["question"], state["query_vector"],
+            found = search_paths(parts.driver, parts.database, found, state["question"], vector,
                                  analysis.topic_ids, state.get("options", parts.options), parts.llm)
         except (GraspError, Neo4jError) as error:
             failures.append(f"path search failed: {error}")
@@ -163,7 +174,8 @@ def _known_topics(parts: PathParts, ids: Sequence[NodeId]) -> list[Topic]:
             for row in cypher.run("node_names", {"label": label}, ids=list(ids))]
 
 
-def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str], failures: list[str]) -> list[Any]:
+def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str],
+                        failures: list[str]) -> list[MetaPath]:
     table = state.get("entity_table")
     if table is None:
         notes.append("no entity table for the planner: unguided search")
