@@ -62,6 +62,8 @@ def relaxed_meta_paths(driver: Driver, database: str, query_vector: Sequence[flo
     """Meta-paths under (hops, answer type), else under the answer type alone, else unfiltered; each try
     keeps only meta-paths that start at one of `start_labels` (the topics' types) when those are known."""
     tries = list(dict.fromkeys([(hops, answer_label), (None, answer_label), (None, None)]))
+    # Topics may be of several types, so the start-label filter is applied here; ask for more meta-paths than
+    # kept so that it still leaves `limit` when some start elsewhere.
     for try_hops, try_answer in tries:
         found = [item for item in retrieve_meta_paths(driver, database, query_vector, queries=queries,
                                                       limit=limit * 4 if start_labels else limit, hops=try_hops,
