@@ -5,10 +5,13 @@ bank_retrieval.relaxed_meta_paths); with no meta-path at all the search runs ung
 back. The embedding scorer is one `adapath.bfs` call; the LLM scorer walks depth by depth with
 `adapath.expand` (frontier.py). The result says which of these happened.
 
-Guided paths are ranked meta-path first (in the bank's vote order), then by their mean cosine: the bank's
-vote is what the training queries learnt about which kind of path answers this kind of question, and a
-cosine across meta-paths favours longer paths through nodes that merely repeat the question's words. On the
-HPO valid split this ranking took end-node Hit@1 from 0.437 (cosine across meta-paths) to 0.558.
+Guided paths are interleaved by meta-path: the best path of each meta-path in the bank's vote order, then the
+second best of each, and so on (best = highest mean cosine). The bank's vote is what the training queries
+learnt about which kind of path answers this kind of question, so the top meta-path's best path leads; a
+cosine across meta-paths favours longer paths through nodes that merely repeat the question's words, and
+taking one meta-path's paths to the end first buries a second, right meta-path when the vote is close. On the
+HPO valid split (206 queries): cosine across meta-paths Hit@1 0.437 / MRR 0.543 / R@20 0.710; one meta-path
+after another 0.558 / 0.624 / 0.779; interleaved 0.558 / 0.680 / 0.837.
 """
 
 from __future__ import annotations
@@ -79,10 +82,17 @@ class PathSearch:
         return ranked_end_nodes(self.paths)
 
 
-def meta_path_first(paths: Sequence[EvidencePath], signatures: Sequence[str]) -> list[EvidencePath]:
-    """Paths of the first meta-path first, then the second's, ...; by score within one; others (unguided) last."""
+def interleave_meta_paths(paths: Sequence[EvidencePath], signatures: Sequence[str]) -> list[EvidencePath]:
+    """Round by round: each meta-path's next-best path, meta-paths in `signatures` order (others after them).
+    Without meta-paths this is the order by score."""
     rank = {signature: position for position, signature in enumerate(signatures)}
-    return sorted(paths, key=lambda path: (rank.get(path.meta_path, len(rank)), -path.score))
+    seen: dict[str, int] = {}
+    keyed = []
+    for path in sorted(paths, key=lambda path: -path.score):
+        round_number = seen.get(path.meta_path, 0)
+        seen[path.meta_path] = round_number + 1
+        keyed.append(((round_number, rank.get(path.meta_path, len(rank))), path))
+    return [path for _, path in sorted(keyed, key=lambda item: item[0])]
 
 
 def given(meta_paths: Sequence[MetaPath]) -> list[RankedMetaPath]:
@@ -151,5 +161,5 @@ def _run_bfs(driver: Driver, database: str, search: PathSearch, topic_ids: Seque
         queryVector=list(vector), config=options.procedure_config(meta_paths=len(search.meta_paths)))
     search.scorer = "embedding"
     paths = [EvidencePath.from_record(record) for record in records]
-    search.paths = meta_path_first(paths, [item.meta_path.signature for item in search.meta_paths])[: options.limit]
+    search.paths = interleave_meta_paths(paths, [item.meta_path.signature for item in search.meta_paths])[: options.limit]
     search.truncated = any(bool(record["truncated"]) for record in records)

@@ -179,12 +179,12 @@ def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
 
 
 def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_held_back_query(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
-    """AdaPath end to end on the real slice: bank from the first generated queries, then each of a few
-    held-back queries gets meta-paths from the bank and adapath.bfs paths from its topic; most reach a gold
-    answer (the acceptance asks for at least one; we hold it to a majority)."""
+        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    """AdaPath end to end on the real slice, as `Grasp.paths` runs it: bank from the first generated queries,
+    then each of a few held-back queries (from its topic ids) gets meta-paths from the bank, matched to its
+    topic's type and answer type, and adapath.bfs paths from its topic; most reach a gold answer (the
+    acceptance asks for at least one; we hold it to a majority)."""
     from grasp_agent.adapath.bank import build_bank
-    from grasp_agent.adapath.path_search import PathSearchOptions, find_paths
 
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
     queries = slice_queries(30)
@@ -194,11 +194,10 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
     driver.execute_query("CALL db.awaitIndexes(120)")
     reached = 0
     for query in held_back:
-        search = find_paths(driver, database, embedder, query.text, query.topic_ids,
-                            options=PathSearchOptions(beam_width=30))
-        assert search.guided and search.meta_paths
-        assert all(path.node_ids[0] in query.topic_ids for path in search.paths)
-        reached += bool(set(search.ranked_end_nodes()[:20]) & set(query.answer_ids))
+        result = grasp.paths(query.text, topic_ids=list(query.topic_ids))
+        assert result.meta_path_source == "bank" and result.meta_paths and not result.failures
+        assert all(path.node_ids[0] in query.topic_ids for path in result.paths)
+        reached += bool(set(result.ranked_end_nodes[:20]) & set(query.answer_ids))
     assert reached >= len(held_back) // 2 + 1, f"{reached} of {len(held_back)} held-back queries reached a gold answer"
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 

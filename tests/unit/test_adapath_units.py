@@ -13,7 +13,7 @@ from grasp_agent.adapath.bank_build import BankConfig
 from grasp_agent.adapath.corridor import corridor_nodes
 from grasp_agent.adapath.metapath import MetaPath, MetaPathStep, PathHop, meta_path_of
 from grasp_agent.adapath.path_evidence import EvidencePath
-from grasp_agent.adapath.path_search import meta_path_first
+from grasp_agent.adapath.path_search import interleave_meta_paths
 from grasp_agent.adapath.plan_meta_paths import plan_meta_paths
 from grasp_agent.adapath.question import LLMHopGuesser, analyse_question
 from grasp_agent.errors import GraspError
@@ -236,9 +236,11 @@ def test_the_llm_hop_guess_is_constrained_and_a_failed_guess_is_a_note() -> None
     assert failed.hops is None and failed.answer_label == "Disease" and "guess failed" in failed.notes[-1]
 
 
-def test_guided_paths_rank_meta_path_first_then_by_score() -> None:
+def test_guided_paths_interleave_meta_paths_in_vote_order() -> None:
     def path(end: str, score: float, meta: str) -> EvidencePath:
         return EvidencePath(("T", end), ("t", end), ("A", "B"), ("R",), (True,), score, meta)
-    paths = [path("a", 0.9, "second"), path("b", 0.5, "first"), path("c", 0.7, "first"), path("d", 0.99, "unguided")]
-    assert [p.end_id for p in meta_path_first(paths, ["first", "second"])] == ["c", "b", "a", "d"]
-    assert [p.end_id for p in meta_path_first(paths, [])] == ["d", "a", "c", "b"]  # no meta-paths: by score
+    paths = [path("a", 0.9, "second"), path("b", 0.5, "first"), path("c", 0.7, "first"), path("e", 0.3, "second"),
+             path("d", 0.99, "other")]
+    # round 1: first's best (c), second's best (a), then the unranked one (d); round 2: b, e
+    assert [p.end_id for p in interleave_meta_paths(paths, ["first", "second"])] == ["c", "a", "d", "b", "e"]
+    assert [p.end_id for p in interleave_meta_paths(paths, [])] == ["d", "a", "c", "b", "e"]  # no meta-paths: by score
