@@ -1,15 +1,12 @@
 package grasp.adapath;
 
+import grasp.link.VectorIndexes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
-import org.neo4j.graphdb.schema.IndexDefinition;
-import org.neo4j.graphdb.schema.IndexSetting;
-import org.neo4j.graphdb.schema.IndexType;
 import org.neo4j.graphdb.schema.Schema;
 
 /**
@@ -49,22 +46,16 @@ final class BankIndex {
     }
 
     private static int dimension(Transaction tx, String index) {
-        Schema schema = tx.schema();
-        TreeSet<String> vectorIndexes = new TreeSet<>();
-        for (IndexDefinition definition : schema.getIndexes()) {
-            if (definition.getIndexType() != IndexType.VECTOR) {
-                continue;
-            }
-            vectorIndexes.add(definition.getName());
-            if (definition.getName().equals(index)) {
-                if (schema.getIndexState(definition) != Schema.IndexState.ONLINE) {
-                    throw new IllegalArgumentException("the Path-Bank index '" + index + "' is "
-                            + schema.getIndexState(definition) + ", not ONLINE; wait with db.awaitIndexes()");
-                }
-                return ((Number) definition.getIndexConfiguration().get(IndexSetting.vector_Dimensions())).intValue();
-            }
+        VectorIndexes.Lookup found = VectorIndexes.lookup(tx, index);
+        if (found.state() == null) {
+            throw new IllegalArgumentException("the Path-Bank has not been built: vector index '" + index + "' does not "
+                    + "exist (build the bank with `grasp adapath build-bank`); existing vector indexes: "
+                    + found.vectorIndexes());
         }
-        throw new IllegalArgumentException("the Path-Bank has not been built: vector index '" + index + "' does not "
-                + "exist (build the bank with `grasp adapath build-bank`); existing vector indexes: " + vectorIndexes);
+        if (found.state() != Schema.IndexState.ONLINE) {
+            throw new IllegalArgumentException("the Path-Bank index '" + index + "' is " + found.state()
+                    + ", not ONLINE; wait with db.awaitIndexes()");
+        }
+        return found.dimension();
     }
 }

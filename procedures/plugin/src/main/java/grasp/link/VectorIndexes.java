@@ -70,26 +70,39 @@ public final class VectorIndexes {
         return hits;
     }
 
-    /** Dimension of an ONLINE vector index; a clear error when it is missing, not a vector index, or not online. */
-    static int dimension(Transaction tx, String index) {
+    /** What the schema says of a vector index: its state (null when absent), its dimension, every vector index. */
+    public record Lookup(Schema.IndexState state, int dimension, TreeSet<String> vectorIndexes) {}
+
+    /** The one scan of the schema for a vector index; callers word their own errors from the lookup. */
+    public static Lookup lookup(Transaction tx, String index) {
         Schema schema = tx.schema();
         TreeSet<String> vectorIndexes = new TreeSet<>();
+        Lookup found = null;
         for (IndexDefinition definition : schema.getIndexes()) {
             if (definition.getIndexType() != IndexType.VECTOR) {
                 continue;
             }
             vectorIndexes.add(definition.getName());
             if (definition.getName().equals(index)) {
-                if (schema.getIndexState(definition) != Schema.IndexState.ONLINE) {
-                    throw new IllegalArgumentException("vector index '" + index + "' is "
-                            + schema.getIndexState(definition) + ", not ONLINE; wait with db.awaitIndexes()");
-                }
                 Object dimension = definition.getIndexConfiguration().get(IndexSetting.vector_Dimensions());
-                return ((Number) dimension).intValue();
+                found = new Lookup(schema.getIndexState(definition), ((Number) dimension).intValue(), vectorIndexes);
             }
         }
-        throw new IllegalArgumentException("vector index '" + index + "' does not exist; existing vector indexes: "
-                + vectorIndexes + " (create them with `grasp index`)");
+        return found != null ? found : new Lookup(null, 0, vectorIndexes);
+    }
+
+    /** Dimension of an ONLINE vector index; a clear error when it is missing, not a vector index, or not online. */
+    static int dimension(Transaction tx, String index) {
+        Lookup found = lookup(tx, index);
+        if (found.state() == null) {
+            throw new IllegalArgumentException("vector index '" + index + "' does not exist; existing vector indexes: "
+                    + found.vectorIndexes() + " (create them with `grasp index`)");
+        }
+        if (found.state() != Schema.IndexState.ONLINE) {
+            throw new IllegalArgumentException("vector index '" + index + "' is " + found.state()
+                    + ", not ONLINE; wait with db.awaitIndexes()");
+        }
+        return found.dimension();
     }
 
     /** A node's embedding property as doubles; null when the node has none. */
