@@ -96,8 +96,8 @@ class LLMFrontierScorer:
         truncated, calls, failures = False, 0, []
         for meta_path in meta_paths:
             # Only topics of the meta-path's start type can begin it (adapath.bfs filters the same way).
-            starts = cypher.run("node_names", {"label": meta_path.start_label}, ids=list(topic_ids))
-            frontier = [Partial((row["id"],), (str(row["name"]),), (meta_path.start_label,)) for row in starts]
+            frontier = [Partial((node_id,), (name,), (label,))
+                        for node_id, name, label in cypher.named_nodes([meta_path.start_label], topic_ids)]
             for depth, step in enumerate(meta_path.steps):
                 if not frontier:
                     break

@@ -169,9 +169,8 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
 
 def _known_topics(parts: PathParts, ids: Sequence[NodeId]) -> list[Topic]:
     """The given topic ids with their names and labels (so meta-paths can be matched to the topic's type)."""
-    cypher = AdaPathCypher(parts.driver, parts.database)
-    return [Topic(row["id"], str(row["name"]), label, 1.0) for label in parts.branch.context.labels
-            for row in cypher.run("node_names", {"label": label}, ids=list(ids))]
+    return [Topic(node_id, name, label, 1.0) for node_id, name, label
+            in AdaPathCypher(parts.driver, parts.database).named_nodes(parts.branch.context.labels, ids)]
 
 
 def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str],

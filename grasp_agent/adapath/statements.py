@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import Driver
@@ -22,3 +23,9 @@ class AdaPathCypher:
             text = fill_identifiers(text, **identifiers)
         records, _, _ = self._driver.execute_query(text, parameters, database_=self._database)
         return [record.data() for record in records]
+
+    def named_nodes(self, labels: Sequence[str], ids: Sequence[Any]) -> list[tuple[Any, str, str]]:
+        """(id, name, label) of the nodes with these SKB ids, one label at a time (each lookup uses that label's
+        id index; ids are unique per label, not across labels)."""
+        return [(row["id"], str(row["name"]), label) for label in labels
+                for row in self.run("node_names", {"label": label}, ids=list(ids))]

@@ -13,9 +13,5 @@ from grasp_agent.evaluation.query_sets import EvalQuery
 def gold_names(driver: Driver, database: str, labels: Sequence[str], queries: Sequence[EvalQuery]) -> dict[str, set[str]]:
     """query id -> names of its answer nodes (ids compare as text; an id absent from the SKB has no name)."""
     wanted = sorted({answer for query in queries for answer in query.answer_ids})
-    cypher = AdaPathCypher(driver, database)
-    names: dict[str, str] = {}
-    for label in labels:  # one label at a time, so each lookup uses that label's id index
-        for row in cypher.run("node_names", {"label": label}, ids=wanted):
-            names[str(row["id"])] = str(row["name"])
+    names = {str(node_id): name for node_id, name, _ in AdaPathCypher(driver, database).named_nodes(labels, wanted)}
     return {query.id: {names[answer] for answer in query.answer_ids if answer in names} for query in queries}
