@@ -118,8 +118,15 @@ RETURN count(p) AS metaPaths, sum(p.support) AS uses;
 // query votes with its similarity for every meta-path it used), optionally filtered.
 CALL adapath.bank.metaPaths($queryVector, {queries: $queries, limit: $limit, hops: $hops, startLabel: $startLabel,
                                            answerLabel: $answerLabel, exclude: $exclude})
-YIELD signature, labels, relations, outgoing, support, vote, voters, examples
-RETURN signature, labels, relations, outgoing, support, vote, voters, examples;
+YIELD signature, labels, relations, outgoing, support, vote, voters, examples, firstVote
+RETURN signature, labels, relations, outgoing, support, vote, voters, examples, firstVote;
+
+// name: own_meta_paths
+// The meta-paths one bank query used, cheapest first (the teacher's plans for planner training).
+MATCH (q:AdaPathQuery {id: $id})-[u:ADAPATH_USES]->(m:AdaPathMetaPath)
+RETURN m.signature AS signature, m.labels AS labels, m.relations AS relations, m.outgoing AS outgoing,
+       u.cost AS cost
+ORDER BY u.cost ASC, m.signature ASC;
 
 // name: bfs
 CALL adapath.bfs($topicIds, $metaPaths, $queryVector, $config)

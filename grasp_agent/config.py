@@ -86,6 +86,15 @@ class Settings(BaseSettings):
     llm_threads: int | None = Field(default=None, ge=1, description="llama-cpp: CPU threads; default: llama.cpp's")
     llm_timeout_s: float = Field(default=120.0, gt=0, description="openai: seconds to wait for one answer")
 
+    # Planner of the graph branch
+    planner: Literal["auto", "heuristic", "llm", "pathbank"] = Field(
+        default="auto", description="auto: llm when GRASP_LLM is set, else heuristic; pathbank: routes from the "
+        "Path-Bank's meta-paths (needs `grasp adapath build-bank`), no LLM call")
+
+    llm_planner_prompt: Literal["full", "student"] = Field(
+        default="full", description="The LLM planner's prompt: full (rules and an example, for untrained models) or "
+        "student (the short prompt `grasp train planner` fine-tunes on; use it with a trained GGUF)")
+
     # Graph branch (grasp.plan.execute's budget and scoring)
     graph_top_k: int = Field(default=100, ge=1, le=10_000, description="Targets the graph ranking keeps")
     graph_timeout_ms: int = Field(default=5000, ge=1, description="Time budget of one plan execution")

@@ -27,6 +27,7 @@ class RankedMetaPath:
     voters: int  # how many of the nearest bank queries used it
     support: int  # how many bank queries in all used it
     examples: tuple[str, ...]  # ids of some voting bank queries
+    first_vote: float = 0.0  # the vote of the bank queries for which it was their cheapest meta-path
 
 
 def meta_path_from_row(row: dict[str, Any]) -> MetaPath:
@@ -46,7 +47,7 @@ def retrieve_meta_paths(driver: Driver, database: str, query_vector: Sequence[fl
         "bank_meta_paths", queries=queries, queryVector=list(query_vector), hops=hops, startLabel=start_label,
         answerLabel=answer_label, limit=limit, exclude=list(exclude))
     return [RankedMetaPath(meta_path_from_row(row), float(row["vote"]), int(row["voters"]), int(row["support"]),
-                           tuple(row["examples"])) for row in rows]
+                           tuple(row["examples"]), float(row["firstVote"])) for row in rows]
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """Meta-paths read off a GRASP plan: AdaPath without its bank (`adapath-nobank`), where the planner, not the
 training queries, says which kind of path to follow.
 
-A plan's hops are undirected and its intermediate types may be implicit, so each anchor-to-target chain is
+A plan's hops may be undirected and its intermediate types implicit, so each anchor-to-target chain is
 walked over the schema: a hop from type A over relation R reaches the types R joins A to, in the direction(s)
-the schema stores. Every consistent reading is a meta-path (a self-relation such as IS_A gives two, up and
-down); at most `max_readings` per anchor, in a stable order.
+the schema stores (only the hop's own direction when it has one). Every consistent reading is a meta-path (an
+undirected self-relation such as IS_A gives two, up and down); at most `max_readings` per anchor, in a stable order.
 """
 
 from __future__ import annotations
@@ -43,11 +43,13 @@ def step_readings(schema: SkbSchema, from_label: str, hop: Hop, walking_forward:
     """The ways to walk `hop` from a node of `from_label`: per stored pair, along or against it."""
     declared = hop.target_type if walking_forward else hop.source_type
     wanted = to_label or declared
+    here = hop.source if walking_forward else hop.target
+    stored_from_here = hop.stored_from(here)
     steps = []
     for pair in schema.relation_type(hop.relation).pairs:
-        if pair.source == from_label and (wanted is None or pair.target == wanted):
+        if pair.source == from_label and (wanted is None or pair.target == wanted) and stored_from_here is not False:
             steps.append(MetaPathStep(hop.relation, True, pair.target))
-        if pair.target == from_label and (wanted is None or pair.source == wanted):
+        if pair.target == from_label and (wanted is None or pair.source == wanted) and stored_from_here is not True:
             steps.append(MetaPathStep(hop.relation, False, pair.source))
     return list(dict.fromkeys(steps))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import Enum
 from functools import wraps
 from typing import NoReturn, ParamSpec, TypeVar
 
@@ -14,6 +15,28 @@ from rich.console import Console
 
 from grasp_agent.config import Settings
 from grasp_agent.errors import GraspError
+from grasp_agent.pipeline.options import PlannerName
+
+
+class PlannerChoice(str, Enum):
+    """`--planner`: the graph branch's planner (default: GRASP_PLANNER)."""
+
+    HEURISTIC = "heuristic"
+    LLM = "llm"
+    PATHBANK = "pathbank"
+
+
+PLANNER_HELP = ("heuristic, llm (the configured GRASP_LLM) or pathbank (routes from the Path-Bank); "
+                "default: GRASP_PLANNER. --heuristic is short for --planner heuristic.")
+
+
+def planner_name(planner: PlannerChoice | None, heuristic: bool) -> PlannerName | None:
+    """The planner asked for, by `--planner` or the older `--heuristic` flag (which may not contradict it)."""
+    if heuristic and planner not in (None, PlannerChoice.HEURISTIC):
+        raise typer.BadParameter(f"--heuristic contradicts --planner {planner.value if planner else ''}")
+    chosen = PlannerChoice.HEURISTIC if heuristic else planner
+    return chosen.value if chosen is not None else None
+
 
 console = Console()
 errors = Console(stderr=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
 from grasp_agent.errors import GraspError
 
 
@@ -23,10 +23,12 @@ def evaluate(
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),
-    heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is configured."),
+    planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
+    heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
     leave_template_out: bool = typer.Option(
-        False, "--leave-template-out", help="AdaPath: hide each query's own template from the Path-Bank (its training "
-        "queries neither vote nor count among the nearest), as if the bank had never seen that kind of question."),
+        False, "--leave-template-out", help="Hide each query's own template from the Path-Bank (its training queries "
+        "neither vote nor count among the nearest), for AdaPath and the pathbank planner alike, as if the bank had "
+        "never seen that kind of question."),
     allow_missing: bool = typer.Option(False, "--allow-missing",
                                        help="Run even when some queries have no answer node in the loaded SKB."),
 ) -> None:
@@ -55,12 +57,12 @@ def evaluate(
                     f"'{grasp.parts.schema.name}' (e.g. {example}): these queries were written for another "
                     "knowledge base" + ("" if len(absent) == len(query_set) else "; --allow-missing runs the rest"))
             query_set = [query for query in query_set if query not in absent]
-        options = SearchOptions(fusion=fusion, planner="heuristic" if heuristic else None)  # type: ignore[arg-type]
+        options = SearchOptions(fusion=fusion, planner=planner_name(planner, heuristic))  # type: ignore[arg-type]
         start = time.perf_counter()
         exclusions = template_exclusions(read_queries(queries, None), query_set) if leave_template_out else None
         results = run_systems(grasp, query_set, chosen, options=options, progress=True, bank_exclusions=exclusions)
         wall = time.perf_counter() - start
-        planner = grasp.parts.graph_branch(options.planner).planner_name
+        planner_used = grasp.parts.graph_branch(options.planner).planner_name
         configuration = grasp.configuration
         names = gold_names(grasp.parts.driver, settings.neo4j_database, grasp.parts.graph_branch(None).context.labels,
                            query_set) if any(name in ADAPATH_SYSTEMS for name in chosen) else None
@@ -68,12 +70,12 @@ def evaluate(
     report = build_report(results, query_set, names)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
-            "wall_s": round(wall, 1), "planner": planner, "fusion": fusion or configuration.fusion_policy.value,
+            "wall_s": round(wall, 1), "planner": planner_used, "fusion": fusion or configuration.fusion_policy.value,
             "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict(),
             "path_answerer": answerer, "leave_template_out": leave_template_out}
     (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
     (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
-                                   f"planner {planner}, {wall:.0f} s wall\n\n" + to_markdown(report))
+                                   f"planner {planner_used}, {wall:.0f} s wall\n\n" + to_markdown(report))
     plots = [hit1_bar_chart(report, grouping, out / f"hit1_by_{grouping}.png")
              for grouping in ("hops", "level", "template")]
     show(report, wall, len(query_set))

@@ -8,9 +8,10 @@ import typer
 from rich.syntax import Syntax
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
+from grasp_agent.errors import GraspError
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.graph_branch.ranking import format_path, witness_paths
 from grasp_agent.llm.factory import make_llm
@@ -20,14 +21,24 @@ from grasp_agent.llm.factory import make_llm
 def plan(
     question: str = typer.Argument(..., help="The question, in quotes."),
     top: int = typer.Option(10, "--top", min=1, max=100, help="How many ranked targets to print."),
-    heuristic: bool = typer.Option(False, "--heuristic", help="Use the heuristic planner even if an LLM is configured."),
+    planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
+    heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
 ) -> None:
     """Entity table, plan JSON, compiled Cypher and the top targets with scores and witness paths."""
     settings = load_settings()
-    llm = None if heuristic else make_llm(settings)
+    chosen = planner_name(planner, heuristic) or settings.planner
+    if chosen == "llm" and settings.llm == "none":
+        raise GraspError("--planner llm needs an LLM backend (GRASP_LLM)")
+    llm = make_llm(settings) if chosen in ("llm", "auto") else None
     try:
         with open_driver(settings) as driver:
-            branch = GraphBranch.build(driver, settings, make_embedder(settings), llm)
+            embedder = make_embedder(settings)
+            branch = GraphBranch.build(driver, settings, embedder, llm)
+            if chosen == "pathbank":
+                from grasp_agent.adapath.bank_planner import PathBankPlanner
+
+                branch = branch.with_planner(PathBankPlanner(driver, settings.neo4j_database, embedder, branch.context,
+                                                             bank_queries=settings.adapath_bank_queries))
             result = branch.run(question, with_cypher=True)
     finally:
         if llm is not None:
@@ -50,6 +61,8 @@ def show_result(result: GraphBranchResult, top: int) -> None:
     console.print(table)
     planning = result.planning
     console.print(f"[bold]Plan[/] ({planning.planner}, {len(planning.attempts)} attempt(s))")
+    for note in planning.notes:
+        console.print(f"[yellow]planner note:[/] {note}", highlight=False)
     if planning.plan is None:
         console.print(f"[red]no plan:[/] {planning.reason}", highlight=False)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
 
@@ -19,7 +19,8 @@ def search(
                                      "valid split (the configuration printed below says which and why)."),
     rerank_k: int = typer.Option(None, "--rerank-k", min=1, max=1000, help="Fused candidates the reranker reads."),
     fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF (default: GRASP_FUSION)."),
-    heuristic: bool = typer.Option(False, "--heuristic", help="Use the heuristic planner even if an LLM is configured."),
+    planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
+    heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
     as_json: bool = typer.Option(False, "--json", help="Print the whole result as JSON (for scripts)."),
 ) -> None:
     """Ranked nodes with the branch each came from, per-stage times and any branch failure."""
@@ -28,7 +29,7 @@ def search(
     if fusion not in (None, "static", "dynamic"):
         raise typer.BadParameter(f"--fusion {fusion!r}; allowed: static, dynamic")
     options = SearchOptions(k=k, rerank=rerank, rerank_k=rerank_k, fusion=fusion,  # type: ignore[arg-type]
-                            planner="heuristic" if heuristic else None)
+                            planner=planner_name(planner, heuristic))
     with Grasp.from_config(load_settings(), progress=not as_json) as grasp:
         if as_json:
             *_, result = grasp.stream(question, options)

@@ -135,3 +135,8 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
                   f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
                   + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
                   highlight=False)
+
+
+from grasp_agent.cli import train_planner  # noqa: E402  (registered last: it is a sub-group of `train`)
+
+app.add_typer(train_planner.app, name="planner")

@@ -107,10 +107,11 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
                 results[name].runs.append(_run_text(name, text_branch, query))
         for name in chosen:
             if name in ADAPATH_SYSTEMS:
-                hidden = (bank_exclusions or {}).get(query.id, ())
-                results[name].runs.append(_run_adapath(name, grasp, query, hidden))
+                results[name].runs.append(_run_adapath(name, grasp, query, (bank_exclusions or {}).get(query.id, ())))
         if any(name in PIPELINE_SYSTEMS for name in chosen):
-            for name, run in _run_pipeline(grasp, query, pipeline_options).items():
+            hidden = tuple((bank_exclusions or {}).get(query.id, ()))
+            query_options = pipeline_options.model_copy(update={"exclude_examples": hidden}) if hidden else pipeline_options
+            for name, run in _run_pipeline(grasp, query, query_options).items():
                 if name in results:
                     results[name].runs.append(run)
     return results

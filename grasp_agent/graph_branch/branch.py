@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -85,10 +86,12 @@ class GraphBranch:
                                       max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight)
         if llm is None:
             return cls(procedures, context, embedder, spans, HeuristicPlanner(context), execution)
-        if not llm_extraction:
-            return cls(procedures, context, embedder, spans, LLMPlanner(llm, context), execution)
-        return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), LLMPlanner(llm, context),
-                   execution, fallback_extractor=spans)
+        planner = LLMPlanner(llm, context, prompt=settings.llm_planner_prompt)
+        # A trained student learned on the span finder's entity tables: serve it the same kind.
+        if not llm_extraction or settings.llm_planner_prompt == "student":
+            return cls(procedures, context, embedder, spans, planner, execution)
+        return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), planner, execution,
+                   fallback_extractor=spans)
 
     def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
         timings: dict[str, float] = {}
@@ -118,8 +121,15 @@ class GraphBranch:
     def link(self, mentions: list[Mention]) -> EntityTable:
         return build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels)
 
-    def plan(self, question: str, table: EntityTable) -> PlanningOutcome:
-        return self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()))
+    def plan(self, question: str, table: EntityTable, *, exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+        return self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()),
+                                  exclude_examples=exclude_examples)
+
+    def with_planner(self, planner: Planner) -> GraphBranch:
+        """The same extraction, linking and execution with another planner."""
+        branch = copy.copy(self)
+        branch._planner = planner
+        return branch
 
     def execute(self, outcome: PlanningOutcome, *, with_cypher: bool = False) -> GraphRanking:
         if outcome.plan is None:

@@ -3,7 +3,8 @@
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
 - target: the type the question asks for ("which diseases ..."), else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
-  next to the mention ("... but no seizures", "... while X is excluded") picks the negative one;
+  next to the mention ("... but no seizures", "... while X is excluded") picks the negative one (`Routes`
+  swaps these two choices for others: the Path-Bank planner's come from similar training questions);
 - relevance_text: the question minus anchor mentions, kept only when content words remain;
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
 """
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
+from typing import Protocol
 
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import MentionRole
-from grasp_agent.graph_branch.plan import Anchor, Hop, Plan, Risk, Target
+from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
@@ -60,45 +63,75 @@ def _relation_words(context: SkbContext) -> frozenset[str]:
     return frozenset(w.lower() for relation in context.relations for w in relation.split("_"))
 
 
+class Routes(Protocol):
+    """How a plan gets from its anchors to the target: the heuristic's are the schema's shortest paths; the
+    Path-Bank planner's are the meta-paths similar training questions followed."""
+
+    def default_target(self, anchor_labels: Sequence[str]) -> str:
+        """The target type when the question names none."""
+
+    def path(self, anchor_label: str, target_label: str, context_words: str) -> list[SchemaHop] | None:
+        """The hops from an anchor of `anchor_label` to the target; None or [] when there is none."""
+
+    def sure(self, path: Sequence[SchemaHop]) -> bool:
+        """Whether this path is trusted enough for a low-risk plan (with a named target and confident links)."""
+
+
+class SchemaRoutes:
+    """The shortest schema meta-path (negation picks among parallel relations); the most populous type as target."""
+
+    def __init__(self, context: SkbContext) -> None:
+        self._context = context
+
+    def default_target(self, anchor_labels: Sequence[str]) -> str:
+        return max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+
+    def path(self, anchor_label: str, target_label: str, context_words: str) -> list[SchemaHop] | None:
+        return shortest_meta_path(anchor_label, target_label, self._context.pattern_counts, context_words)
+
+    def sure(self, path: Sequence[SchemaHop]) -> bool:
+        return len(path) <= 2
+
+
 class HeuristicPlanner:
     name = "heuristic"
 
     def __init__(self, context: SkbContext, min_anchor_score: float = MIN_ANCHOR_SCORE) -> None:
         self._context = context
         self._min_anchor_score = min_anchor_score
+        self._routes = SchemaRoutes(context)
         self._noise_words = (FUNCTION_WORDS | _relation_words(context)
                              | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()})
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
-        plan = self.build(question, table)
-        verdict = check(plan)
-        attempt = PlanAttempt(plan.to_json(), 0.0, plan, verdict.errors)
-        if verdict.valid:
-            return PlanningOutcome(self.name, plan, (attempt,))
-        return PlanningOutcome(self.name, None, (attempt,), "the heuristic plan is invalid: " + "; ".join(verdict.errors))
+    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
+             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+        return checked_outcome(self.name, self.build(question, table), check)
 
-    def build(self, question: str, table: EntityTable) -> Plan:
-        """The plan alone (pure given the table and the schema)."""
+    def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
+        """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
+        routes = routes or self._routes
         schema = self._context.schema
         asked = target_mention(question, schema)
-        target_label = asked[0] if asked else max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+        mentions = [row.mention.text for row in table.rows]
+        anchor_rows = [row for row in table.rows if row.mention.role is MentionRole.ANCHOR and row.best is not None
+                       and row.best.score >= self._min_anchor_score]
+        target_label = asked[0] if asked else routes.default_target([row.best.label for row in anchor_rows
+                                                                     if row.best is not None])
         anchors: list[Anchor] = []
         hops: list[Hop] = []
         estimates: list[float] = []
         confident = asked is not None
-        mentions = [row.mention.text for row in table.rows]
-        for row in table.rows:
-            if row.mention.role is not MentionRole.ANCHOR or row.best is None or row.best.score < self._min_anchor_score:
-                continue
+        for row in anchor_rows:
+            assert row.best is not None
             context_words = _negation_scope(question, row.mention.text, mentions)
-            path = shortest_meta_path(row.best.label, target_label, self._context.pattern_counts, context_words)
+            path = routes.path(row.best.label, target_label, context_words)
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
             anchors.append(Anchor(var=var, type=row.best.label, text=row.mention.text))
             hops.extend(self._hops(var, path, len(anchors)))
             estimates.append(self._candidates(row, path))
-            confident = confident and row.best.score >= CONFIDENT_SCORE and len(path) <= 2
+            confident = confident and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
         leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
         has_content = any(w.lower() not in self._noise_words for w in _WORD.findall(leftover))
         text = leftover if has_content else ""
@@ -116,7 +149,8 @@ class HeuristicPlanner:
         # Only intermediates get a type hint: anchors and the target are typed by the plan already.
         last = len(path) - 1
         return [Hop(source=variables[i], relation=step.relation, target=variables[i + 1],
-                    source_type=step.source if i > 0 else None, target_type=step.target if i < last else None)
+                    source_type=step.source if i > 0 else None, target_type=step.target if i < last else None,
+                    direction=_DIRECTIONS[step.outgoing])
                 for i, step in enumerate(path)]
 
     def _candidates(self, row: EntityRow, path: list[SchemaHop]) -> float:
@@ -128,3 +162,16 @@ class HeuristicPlanner:
                         if rel == step.relation and {a, b} == {step.source, step.target})
             estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
         return estimate if math.isfinite(estimate) else 0.0
+
+
+# A hop walks from its source variable to its target variable, so walking the stored direction is "out".
+_DIRECTIONS = {True: Direction.OUT, False: Direction.IN, None: Direction.ANY}
+
+
+def checked_outcome(planner: str, plan: Plan, check: PlanChecker) -> PlanningOutcome:
+    """One attempt: the plan as built, validated against the live graph."""
+    verdict = check(plan)
+    attempt = PlanAttempt(plan.to_json(), 0.0, plan, verdict.errors)
+    if verdict.valid:
+        return PlanningOutcome(planner, plan, (attempt,))
+    return PlanningOutcome(planner, None, (attempt,), f"the {planner} plan is invalid: " + "; ".join(verdict.errors))

@@ -4,11 +4,14 @@ entity table's anchors, the asked type) and mechanical slips are repaired (see p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.plan import PlanError, parse_plan, plan_json_schema
 from grasp_agent.graph_branch.plan_repair import repair_plan
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
-from grasp_agent.graph_branch.prompts import planner_messages
+from grasp_agent.graph_branch.prompts import planner_messages, student_messages
 from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
@@ -19,18 +22,28 @@ RETRY_SAMPLES = 2
 PLAN_MAX_TOKENS = 480
 
 
+PlannerPrompt = Literal["full", "student"]
+
+
 class LLMPlanner:
+    """`prompt`: "full" (schema with counts, rules, fusion control, a worked example: for untrained models) or
+    "student" (types and relations in a line each: for planners fine-tuned on it, `grasp train planner`)."""
+
     def __init__(self, llm: GraspLLM, context: SkbContext, retry_samples: int = RETRY_SAMPLES,
-                 retry_temperature: float = RETRY_TEMPERATURE, max_tokens: int = PLAN_MAX_TOKENS) -> None:
+                 retry_temperature: float = RETRY_TEMPERATURE, max_tokens: int = PLAN_MAX_TOKENS,
+                 prompt: PlannerPrompt = "full") -> None:
         self._llm = llm
+        self._prompt = prompt
         self._context = context
         self._retries = retry_samples
         self._retry_temperature = retry_temperature
         self._max_tokens = max_tokens
         self.name = f"llm:{llm.model_id}"
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome:
-        messages = planner_messages(question, table, self._context)
+    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
+             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+        compose = student_messages if self._prompt == "student" else planner_messages
+        messages = compose(question, table, self._context)
         asked = [label for label in table.target_types() if label in self._context.labels]
         schema = plan_json_schema(self._context.labels, self._context.relations, table.anchor_choices(), asked or None)
         attempts: list[PlanAttempt] = []

@@ -5,7 +5,9 @@
      "target": {"var": "t", "type": "Disease"},
      "relevance_text": "early-onset forms", "n_cand": 50, "risk": "low"}
 
-Hops are undirected. A variable that is neither an anchor nor the target is an intermediate; its type is
+A hop reads its relation either way round unless it says `direction`: "out" (stored source -> target), "in"
+(stored target -> source) or "any" (the default, as in the GRASP paper); asymmetric relations such as IS_A need
+it to tell subtypes from parents. A variable that is neither an anchor nor the target is an intermediate; its type is
 inferred from the schema, or given by the hop's optional `source_type`/`target_type` when ambiguous. A plan
 without hops ranks the target type's nodes by relevance text. `grasp.plan.validate` checks a plan against
 the live graph; this model checks only its shape, and publishes the JSON Schema used for constrained decoding.
@@ -64,6 +66,14 @@ class Anchor(BaseModel):
     match_mode: MatchMode = MatchMode.NAME
 
 
+class Direction(str, Enum):
+    """How a hop's stored relationship runs relative to the hop's source -> target."""
+
+    OUT = "out"
+    IN = "in"
+    ANY = "any"
+
+
 class Hop(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -72,6 +82,13 @@ class Hop(BaseModel):
     target: Variable
     source_type: TypeName | None = None
     target_type: TypeName | None = None
+    direction: Direction = Direction.ANY
+
+    def stored_from(self, variable: str) -> bool | None:
+        """Whether the stored relationship starts at `variable` (one of the hop's ends); None when undirected."""
+        if self.direction is Direction.ANY:
+            return None
+        return (variable == self.source) == (self.direction is Direction.OUT)
 
 
 class Target(BaseModel):
@@ -105,7 +122,12 @@ class Plan(BaseModel):
         return self
 
     def to_json(self) -> str:
-        return self.model_dump_json(exclude_none=True)
+        # An undirected hop is written without `direction`: the same JSON as before directions existed.
+        payload = self.model_dump(mode="json", exclude_none=True)
+        for hop in payload["hops"]:
+            if hop.get("direction") == Direction.ANY.value:
+                del hop["direction"]
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:

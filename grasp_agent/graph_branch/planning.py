@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,6 +34,7 @@ class PlanningOutcome:
     plan: Plan | None  # the first attempt that parsed and validated; None when all failed
     attempts: tuple[PlanAttempt, ...] = field(default=())
     reason: str | None = None  # why there is no plan (for the UI)
+    notes: tuple[str, ...] = ()  # what the planner fell back on, e.g. the Path-Bank planner without a bank
 
     @property
     def parsed(self) -> bool:
@@ -44,4 +45,7 @@ class PlanningOutcome:
 class Planner(Protocol):
     name: str
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker) -> PlanningOutcome: ...
+    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
+             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+        """`exclude_examples`: ids of training questions the planner must not learn from for this question
+        (leave-template-out evaluation of planners that retrieve examples, such as the Path-Bank planner)."""

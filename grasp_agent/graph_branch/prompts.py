@@ -127,3 +127,16 @@ def planner_messages(question: str, table: EntityTable, context: SkbContext) -> 
             {"role": "user", "content": PLAN_DEMO_USER},
             {"role": "assistant", "content": json.dumps(PLAN_DEMO, separators=(",", ":"))},
             {"role": "user", "content": user}]
+
+
+STUDENT_ROLE = "Write the JSON retrieval plan for the question over this knowledge graph."
+
+
+def student_messages(question: str, table: EntityTable, context: SkbContext) -> list[LLMMessage]:
+    """The short prompt a trained planner learns on and is served with: the SKB's types and its relations in
+    one line each, the question and its entity table; no rules, no example (the student learned them)."""
+    relations = "; ".join(f"({source})-[{relation}]->({target})"
+                          for source, relation, target in sorted(context.pattern_counts))
+    system = f"{STUDENT_ROLE}\nTypes: {', '.join(context.labels)}\nRelations: {relations}"
+    user = f"Question: {question}\nEntity table:\n{table.to_prompt()}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -27,11 +27,13 @@ def is_negative_relation(relation: str) -> bool:
 
 @dataclass(frozen=True)
 class SchemaHop:
-    """One step of a meta-path: from `source` type along `relation` (either stored direction) to `target` type."""
+    """One step of a meta-path: from `source` type along `relation` to `target` type; `outgoing` says whether the
+    step walks the stored direction (True), against it (False) or either (None: the schema's shortest paths)."""
 
     source: str
     relation: str
     target: str
+    outgoing: bool | None = None
 
 
 def type_words(node_type: NodeType) -> list[str]:

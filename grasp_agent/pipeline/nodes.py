@@ -72,7 +72,8 @@ def link(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
 
 
 def plan(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
-    return {"planning": branch.plan(state["question"], state["entity_table"])}
+    return {"planning": branch.plan(state["question"], state["entity_table"],
+                                    exclude_examples=state["options"].exclude_examples)}
 
 
 def execute(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 FusionName = Literal["static", "dynamic"]
-PlannerName = Literal["llm", "heuristic"]
+PlannerName = Literal["llm", "heuristic", "pathbank"]
 
 
 class SearchOptions(BaseModel):
@@ -19,6 +19,10 @@ class SearchOptions(BaseModel):
                                 "default: only when the reranker measured a gain on valid (see pipeline.configuration)")
     rerank_k: int | None = Field(default=None, ge=1, le=1000, description="Fused candidates the reranker reads")
     planner: PlannerName | None = Field(
-        default=None, description="llm (the configured LLM) or heuristic; default: llm when one is configured"
+        default=None, description="llm (the configured LLM), heuristic or pathbank (the Path-Bank's meta-paths); "
+        "default: GRASP_PLANNER"
     )
+    exclude_examples: tuple[str, ...] = Field(
+        default=(), description="Training questions (Path-Bank ids) the planner must not use: leave-template-out "
+        "evaluation")
     with_cypher: bool = Field(default=True, description="Keep the compiled Cypher of the plan in the result")

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
+from grasp_agent.adapath.bank_planner import PathBankPlanner
+from grasp_agent.adapath.bank_store import BankStore
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.errors import GraspError
 from grasp_agent.fusion.tables import DynamicFusionTables
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.base import GraspLLM
@@ -49,11 +52,22 @@ class PipelineParts:
     def rerank_weight(self) -> float:
         return self.configuration.rerank_weight.value
 
+    @property
+    def default_planner(self) -> PlannerName:
+        """GRASP_PLANNER; auto: the LLM planner when an LLM is configured, else the heuristic."""
+        chosen = self.settings.planner
+        if chosen != "auto":
+            return chosen
+        return "llm" if "llm" in self.graph_branches else "heuristic"
+
     def graph_branch(self, planner: PlannerName | None) -> GraphBranch:
-        """The branch of the asked planner; the default is the LLM planner when one is configured."""
-        if planner is None:
-            planner = "llm" if "llm" in self.graph_branches else "heuristic"
-        return self.graph_branches[planner]
+        """The branch of the asked planner (default: `default_planner`); a clear error for one not assembled."""
+        chosen = planner or self.default_planner
+        if chosen not in self.graph_branches:
+            needs = {"llm": "GRASP_LLM (an LLM backend)",
+                     "pathbank": "a Path-Bank in the database (`grasp adapath build-bank --queries F`)"}
+            raise GraspError(f"planner '{chosen}' is not available: it needs {needs.get(chosen, chosen)}")
+        return self.graph_branches[chosen]
 
 
 def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None, *,
@@ -64,6 +78,12 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     branches: dict[PlannerName, GraphBranch] = {"heuristic": heuristic}
     if llm is not None:
         branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name)
+    if BankStore(driver, settings.neo4j_database).identity() is not None:
+        branches["pathbank"] = heuristic.with_planner(PathBankPlanner(
+            driver, settings.neo4j_database, embedder, heuristic.context, bank_queries=settings.adapath_bank_queries))
+    elif settings.planner == "pathbank":
+        raise GraspError("GRASP_PLANNER=pathbank needs a Path-Bank in the database: run "
+                         "`grasp adapath build-bank --queries F` first (or choose another planner)")
     schema = heuristic.context.schema
     text_branch, unavailable = None, None
     try:

@@ -79,7 +79,10 @@ def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button,
             run = gr.Button("Search", variant="primary", elem_id="search")
             gr.Examples(examples=[[text] for text in EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2), gr.Accordion("Settings", open=True):
-            planners = ["llm", "heuristic"] if "llm" in grasp.parts.graph_branches else ["heuristic"]
+            planners = [name for name in ("llm", "heuristic", "pathbank") if name in grasp.parts.graph_branches]
+            missing = [why for name, why in (("llm", "llm: no LLM is configured (GRASP_LLM)"),
+                                              ("pathbank", "pathbank: no Path-Bank (grasp adapath build-bank)"))
+                       if name not in planners]
             configuration = grasp.configuration
             fusion = gr.Radio(["static", "dynamic"], value=configuration.fusion_policy.value, label="Fusion")
             has_reranker = grasp.parts.reranker is not None
@@ -89,8 +92,8 @@ def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button,
                                  info=f"{'On' if configuration.rerank_by_default.value else 'Off'} by default: "
                                       f"{configuration.rerank_by_default.source}", elem_id="rerank")
             rerank_k = gr.Slider(1, 200, value=settings.rerank_k, step=1, label="Rerank K (fused candidates read)")
-            planner = gr.Radio(planners, value=planners[0], label="Planner",
-                               info=None if len(planners) > 1 else "llm: no LLM is configured (GRASP_LLM)")
+            planner = gr.Radio(planners, value=grasp.parts.default_planner, label="Planner",
+                               info="; ".join(missing) or None)
             with gr.Accordion("Configuration in force", open=False):
                 gr.Markdown("\n".join(f"- {line}" for line in configuration.lines()), elem_id="configuration")
     return question, run, [fusion, rerank, rerank_k, planner]

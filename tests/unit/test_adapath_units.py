@@ -122,6 +122,17 @@ def test_a_two_hop_plan_infers_the_intermediate_type_and_a_self_relation_reads_b
         "(:Phenotype)-[:IS_A]->(:Phenotype)", "(:Phenotype)<-[:IS_A]-(:Phenotype)"]
 
 
+@pytest.mark.parametrize("hop,signature", [
+    ({"source": "t", "relation": "IS_A", "target": "a1", "direction": "out"}, "(:Phenotype)<-[:IS_A]-(:Phenotype)"),
+    ({"source": "a1", "relation": "IS_A", "target": "t", "direction": "in"}, "(:Phenotype)<-[:IS_A]-(:Phenotype)"),
+    ({"source": "a1", "relation": "IS_A", "target": "t", "direction": "out"}, "(:Phenotype)-[:IS_A]->(:Phenotype)"),
+])
+def test_a_directed_hop_reads_its_relation_one_way_only(hop: dict[str, str], signature: str) -> None:
+    plan = _plan({"anchors": [{"var": "a1", "type": "Phenotype", "text": "Seizure"}], "hops": [hop],
+                  "target": {"var": "t", "type": "Phenotype"}})
+    assert [m.signature for m in plan_meta_paths(plan, HPO_LIKE)] == [signature]
+
+
 def test_plans_without_a_chain_to_the_target_or_longer_than_three_hops_give_no_meta_path() -> None:
     no_hops = _plan({"anchors": [{"var": "a1", "type": "Gene", "text": "NSF"}], "relevance_text": "x",
                      "target": {"var": "t", "type": "Disease"}})

@@ -31,6 +31,7 @@ def test_the_documented_example_parses_and_round_trips() -> None:
         ({"anchors": [EXAMPLE["anchors"][0], EXAMPLE["anchors"][0]]}, "anchor variables must be distinct"),
         ({"target": {"var": "a1", "type": "Disease"}}, "is also an anchor"),
         ({"target": {"var": "b_t", "type": "Disease"}}, "target.var"),
+        ({"hops": [{"source": "a1", "relation": "IS_A", "target": "t", "direction": "down"}]}, "hops.0.direction"),
     ],
 )
 def test_malformed_plans_name_each_problem(change: dict[str, object], problem: str) -> None:
@@ -57,3 +58,12 @@ def test_json_schema_is_published_for_constrained_decoding() -> None:
     assert schema["required"] == ["target"]
     assert set(schema["properties"]) == {"anchors", "hops", "target", "relevance_text", "n_cand", "risk"}
     assert schema["$defs"]["Risk"]["enum"] == ["low", "medium", "high"]
+
+
+def test_a_direction_is_written_only_when_the_hop_has_one() -> None:
+    directed = {**EXAMPLE, "hops": [{"source": "t", "relation": "IS_A", "target": "a1", "direction": "out"}]}
+    plan = parse_plan(json.dumps(directed))
+    assert json.loads(plan.to_json()) == directed
+    assert plan.hops[0].stored_from("t") is True and plan.hops[0].stored_from("a1") is False
+    undirected = parse_plan(json.dumps({**EXAMPLE, "hops": [{**EXAMPLE["hops"][0], "direction": "any"}]}))
+    assert json.loads(undirected.to_json()) == EXAMPLE and undirected.hops[0].stored_from("a1") is None

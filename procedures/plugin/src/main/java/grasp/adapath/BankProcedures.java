@@ -55,6 +55,9 @@ public final class BankProcedures {
         @Description("Ids of up to 5 of those bank queries, most similar first.")
         public final List<Object> examples;
 
+        @Description("Sum of the scores of the voters for which it was the cheapest meta-path they used.")
+        public final double firstVote;
+
         MetaPathResult(BankVote.Ranked ranked) {
             StoredMetaPath metaPath = ranked.metaPath();
             this.signature = metaPath.signature();
@@ -68,6 +71,7 @@ public final class BankProcedures {
             this.vote = ranked.vote();
             this.voters = ranked.voters();
             this.examples = ranked.examples();
+            this.firstVote = ranked.firstVote();
         }
     }
 
@@ -77,7 +81,8 @@ public final class BankProcedures {
             + "('adapath_query_embedding') votes with its score, (1 + cos) / 2, for every meta-path it used. Optional "
             + "filters: hops (1..3), startLabel, answerLabel; exclude (bank query ids that neither vote nor count among the nearest); "
             + "limit (5). Rows, best first (vote, support, signature): "
-            + "signature, labels, relations, outgoing, hops, startLabel, answerLabel, support, vote, voters, examples.")
+            + "signature, labels, relations, outgoing, hops, startLabel, answerLabel, support, vote, voters, examples, "
+            + "firstVote (the vote of the queries for which it was their cheapest meta-path).")
     public Stream<MetaPathResult> metaPaths(
             @Name(value = "queryVector", description = "The question's embedding (the embedder the bank was built with).")
                     List<Double> queryVector,

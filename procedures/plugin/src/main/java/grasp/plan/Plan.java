@@ -13,10 +13,31 @@ public record Plan(
     public record Anchor(String var, String type, String text, String matchMode) {}
 
     /**
-     * An undirected step between two variables. {@code sourceType}/{@code targetType} are optional hints that
-     * type an intermediate variable when the schema alone is ambiguous; null when absent.
+     * A step between two variables. {@code sourceType}/{@code targetType} are optional hints that type an
+     * intermediate variable when the schema alone is ambiguous; null when absent. {@code direction} says how
+     * the stored relationship runs relative to source -> target: "out" (source to target), "in" (target to
+     * source) or "any" (either, the default: most relations read the same both ways, IS_A does not).
      */
-    public record Hop(String source, String relation, String target, String sourceType, String targetType) {}
+    public record Hop(String source, String relation, String target, String sourceType, String targetType,
+                      String direction) {
+
+        public static final String ANY = "any";
+        public static final String OUT = "out";
+        public static final String IN = "in";
+
+        public Hop(String source, String relation, String target, String sourceType, String targetType) {
+            this(source, relation, target, sourceType, targetType, ANY);
+        }
+
+        public boolean directed() {
+            return !ANY.equals(direction);
+        }
+
+        /** Whether the stored relationship starts at {@code var} (one of this hop's ends); only for directed hops. */
+        public boolean storedFrom(String var) {
+            return var.equals(source) == OUT.equals(direction);
+        }
+    }
 
     /** The variable whose nodes are ranked, with its label. */
     public record Target(String var, String type) {}

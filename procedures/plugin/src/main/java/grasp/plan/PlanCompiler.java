@@ -95,8 +95,8 @@ public final class PlanCompiler {
             String previous = chain.get(i - 1);
             String var = chain.get(i);
             Plan.Hop hop = plan.hops().get(tree.parentHop(previous));
-            out.append("MATCH (").append(quote(previous)).append(")-[:").append(quote(hop.relation())).append("]-")
-                    .append(node(var)).append('\n');
+            out.append("MATCH (").append(quote(previous)).append(')')
+                    .append(relationship(hop, previous, ":" + quote(hop.relation()))).append(node(var)).append('\n');
             out.append("WITH ").append(quote(var)).append(", max(").append(SCORE).append(") AS ").append(SCORE).append('\n');
             if (isAnchor(var)) {
                 out.append(joinBindings(var));
@@ -160,12 +160,21 @@ public final class PlanCompiler {
         for (String var : vars) {
             int hop = tree.parentHop(var);
             if (hop >= 0) {
-                out.append("MATCH ").append(node(var)).append("-[_r").append(hop).append(':')
-                        .append(quote(plan.hops().get(hop).relation())).append("]-").append(node(tree.parent(var)))
-                        .append('\n');
+                Plan.Hop step = plan.hops().get(hop);
+                out.append("MATCH ").append(node(var))
+                        .append(relationship(step, var, "_r" + hop + ":" + quote(step.relation())))
+                        .append(node(tree.parent(var))).append('\n');
             }
         }
         return out.toString();
+    }
+
+    /** {@code -[inner]-} written from {@code from}'s side, with an arrow when the hop is directed. */
+    private static String relationship(Plan.Hop hop, String from, String inner) {
+        if (!hop.directed()) {
+            return "-[" + inner + "]-";
+        }
+        return hop.storedFrom(from) ? "-[" + inner + "]->" : "<-[" + inner + "]-";
     }
 
     private String unwindAnchor(String var) {

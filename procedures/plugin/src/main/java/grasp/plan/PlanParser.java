@@ -24,7 +24,9 @@ public final class PlanParser {
 
     static final Set<String> PLAN_FIELDS = Set.of("anchors", "hops", "target", "relevance_text", "n_cand", "risk");
     static final Set<String> ANCHOR_FIELDS = Set.of("var", "type", "text", "match_mode");
-    static final Set<String> HOP_FIELDS = Set.of("source", "relation", "target", "source_type", "target_type");
+    static final Set<String> HOP_FIELDS = Set.of("source", "relation", "target", "source_type", "target_type",
+            "direction");
+    static final Set<String> DIRECTIONS = Set.of(Plan.Hop.ANY, Plan.Hop.OUT, Plan.Hop.IN);
     static final Set<String> TARGET_FIELDS = Set.of("var", "type");
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -97,9 +99,13 @@ public final class PlanParser {
             return null;
         }
         checkFields(node, HOP_FIELDS, where);
+        String direction = text(node, "direction", where, false);
+        if (direction != null && !DIRECTIONS.contains(direction)) {
+            errors.add(where + ".direction must be one of " + new TreeSet<>(DIRECTIONS) + "; got '" + direction + "'");
+        }
         return new Plan.Hop(text(node, "source", where, true), text(node, "relation", where, true),
                 text(node, "target", where, true), text(node, "source_type", where, false),
-                text(node, "target_type", where, false));
+                text(node, "target_type", where, false), direction == null ? Plan.Hop.ANY : direction);
     }
 
     private long nCand(JsonNode root) {

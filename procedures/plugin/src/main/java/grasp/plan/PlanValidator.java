@@ -170,9 +170,19 @@ public final class PlanValidator {
             Plan.Hop hop = plan.hops().get(i);
             String from = types.get(hop.source());
             String to = types.get(hop.target());
-            if (schema.undirectedCount(from, hop.relation(), to) == 0) {
+            if (TypeInference.edgeCount(schema, hop, from, to) > 0) {
+                continue;
+            }
+            if (!hop.directed()) {
                 errors.add("hops[" + i + "]: (:" + from + ")-[:" + hop.relation() + "]-(:" + to + ") does not occur in "
                         + "either direction; " + hop.relation() + " connects " + schema.describeConnections(hop.relation()));
+            } else {
+                String arrow = Plan.Hop.OUT.equals(hop.direction())
+                        ? "(:" + from + ")-[:" + hop.relation() + "]->(:" + to + ")"
+                        : "(:" + from + ")<-[:" + hop.relation() + "]-(:" + to + ")";
+                errors.add("hops[" + i + "]: " + arrow + " (direction '" + hop.direction() + "') does not occur; "
+                        + hop.relation() + " connects " + schema.describeConnections(hop.relation())
+                        + " (stored source first)");
             }
         }
     }

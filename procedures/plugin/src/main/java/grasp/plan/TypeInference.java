@@ -92,7 +92,10 @@ final class TypeInference {
             }
             Set<String> connected = new TreeSet<>();
             for (String label : schema.labelCounts().keySet()) {
-                if (schema.undirectedCount(types.get(other), hop.relation(), label) > 0) {
+                boolean varIsSource = hop.source().equals(var);
+                String sourceLabel = varIsSource ? label : types.get(other);
+                String targetLabel = varIsSource ? types.get(other) : label;
+                if (edgeCount(schema, hop, sourceLabel, targetLabel) > 0) {
                     connected.add(label);
                 }
             }
@@ -103,6 +106,15 @@ final class TypeInference {
             }
         }
         return candidates;
+    }
+
+    /** Edges that can realise {@code hop} between a {@code sourceLabel} and a {@code targetLabel} node, in its direction. */
+    static long edgeCount(GraphSchema schema, Plan.Hop hop, String sourceLabel, String targetLabel) {
+        return switch (hop.direction()) {
+            case Plan.Hop.OUT -> schema.directedCount(sourceLabel, hop.relation(), targetLabel);
+            case Plan.Hop.IN -> schema.directedCount(targetLabel, hop.relation(), sourceLabel);
+            default -> schema.undirectedCount(sourceLabel, hop.relation(), targetLabel);
+        };
     }
 
     private void reportUntyped(String var, Set<String> candidates) {

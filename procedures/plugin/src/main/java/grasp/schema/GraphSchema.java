@@ -56,6 +56,17 @@ public record GraphSchema(
         return total;
     }
 
+    /** Edges of {@code type} stored from a {@code source} node to a {@code target} node. */
+    public long directedCount(String source, String type, String target) {
+        long total = 0;
+        for (Pattern p : patterns) {
+            if (p.type().equals(type) && p.source().equals(source) && p.target().equals(target)) {
+                total += p.count();
+            }
+        }
+        return total;
+    }
+
     /** Label pairs that {@code type} connects, written for error messages, e.g. {@code (:A)-(:B)}. */
     public Set<String> describeConnections(String type) {
         Set<String> pairs = new TreeSet<>();

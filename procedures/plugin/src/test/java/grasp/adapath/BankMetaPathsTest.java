@@ -25,6 +25,8 @@ import org.neo4j.harness.Neo4jBuilders;
  * A (:Disease)<-[:ASSOCIATED_WITH]-(:Gene)                               q3, q1, q2  support 3   vote 2.7
  * C (:Phenotype)<-[:HAS_PHENOTYPE]-(:Disease)                            q2          support 2   vote 0.9
  * B (:Disease)-[:HAS_PHENOTYPE]->(:Phenotype)<-[:ASSOCIATED_WITH]-(:Gene) q3         support 1   vote 0.8
+ *   (q3's paths of B cost 2.5, of A 1.0: A is q3's first choice, so B's first-choice vote is 0; every other use
+ *   costs 1.0, a tie, so each is its query's first choice)
  * D (:Gene)-[:ASSOCIATED_WITH]->(:Disease)                               q4          support 50  vote 0.5
  * F (:Gene)-[:EXPRESSED_IN]->(:Anatomy)                                  q4          (no support) vote 0.5
  * E (:Gene)-[:INTERACTS_WITH]->(:Gene)                                   q4          (no support) vote 0.5
@@ -70,7 +72,7 @@ class BankMetaPathsTest {
                    (q1:AdaPathQuery {id: 'q1', text: 'first', embedding: [1.0, 0.0, 0.0, 0.0]}),
                    (q2:AdaPathQuery {id: 'q2', text: 'second', embedding: [0.8, 0.6, 0.0, 0.0]}),
                    (q4:AdaPathQuery {id: 'q4', text: 'far', embedding: [0.0, 0.0, 1.0, 0.0]}),
-                   (q3)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(a), (q3)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(b),
+                   (q3)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(a), (q3)-[:ADAPATH_USES {cost: 2.5, paths: 1}]->(b),
                    (q1)-[:ADAPATH_USES {cost: 1.0, paths: 2}]->(a),
                    (q2)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(a), (q2)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(c),
                    (q4)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(d), (q4)-[:ADAPATH_USES {cost: 1.0, paths: 1}]->(e),
@@ -117,6 +119,22 @@ class BankMetaPathsTest {
         assertThat(rows.get(3).get("vote").asDouble()).isCloseTo(0.5, Offset.offset(0.05));
         assertThat(rows.get(5).get("support").asLong()).isZero();
         assertThat(rows.get(5).get("voters").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void eachQueryGivesItsFirstChoiceVoteToItsCheapestMetaPath() {
+        Map<String, Double> firstVotes = new java.util.HashMap<>();
+        for (Record row : metaPaths(QUERY, Map.of("limit", 10L))) {
+            firstVotes.put(row.get("signature").asString(), row.get("firstVote").asDouble());
+        }
+        assertThat(firstVotes.get(A)).isCloseTo(2.7, Offset.offset(0.1));
+        assertThat(firstVotes.get(B)).isZero();
+        assertThat(firstVotes.get(C)).isCloseTo(0.9, Offset.offset(0.05));  // q2's A and C cost the same: both first
+        assertThat(firstVotes.get(D)).isCloseTo(0.5, Offset.offset(0.05));
+        // filtered to Gene answers from a Disease, q3 still prefers A
+        List<Record> filtered = metaPaths(QUERY, Map.of("startLabel", "Disease", "answerLabel", "Gene"));
+        assertThat(signatures(filtered)).containsExactly(A, B);
+        assertThat(filtered.get(1).get("firstVote").asDouble()).isZero();
     }
 
     @Test
