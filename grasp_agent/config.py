@@ -91,9 +91,10 @@ class Settings(BaseSettings):
         default="auto", description="auto: llm when GRASP_LLM is set, else heuristic; pathbank: routes from the "
         "Path-Bank's meta-paths (needs `grasp adapath build-bank`), no LLM call")
 
-    llm_planner_prompt: Literal["full", "student"] = Field(
-        default="full", description="The LLM planner's prompt: full (rules and an example, for untrained models) or "
-        "student (the short prompt `grasp train planner` fine-tunes on; use it with a trained GGUF)")
+    llm_planner_prompt: Literal["auto", "full", "student"] = Field(
+        default="auto", description="The LLM planner's prompt: full (rules and an example, for untrained models), "
+        "student (the short prompt `grasp train planner` fine-tunes on) or auto (student for a GGUF exported by "
+        "`grasp train planner export`, which says so in its metadata; full otherwise)")
 
     # Graph branch (grasp.plan.execute's budget and scoring)
     graph_top_k: int = Field(default=100, ge=1, le=10_000, description="Targets the graph ranking keeps")

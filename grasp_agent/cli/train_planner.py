@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -55,3 +56,217 @@ def teacher(
     console.print(f"{len(kept)} kept ({len(kept) / len(chosen):.0%}); {too_many} skipped for more than {MAX_ANSWERS} "
                   f"answers; {len(chosen) - len(kept) - too_many} with no plan ranking a gold answer first; "
                   f"written to {out}", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def sft(
+    data: Path = typer.Option(..., "--data", help="Teacher plans (JSONL from `grasp train planner teacher`)."),
+    base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student: a packaged GGUF name, a .gguf file "
+                             "(dequantised for training) or a Hugging Face model folder."),
+    out: Path = typer.Option(Path("planner-sft"), "--out", help="Checkpoints, the LoRA adapter and the report."),
+    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help="Passes over the data (paper: 3)."),
+    max_steps: int = typer.Option(-1, "--max-steps", help="Optimizer steps; > 0 overrides --epochs."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N examples."),
+    lora_r: int = typer.Option(64, "--lora-r", min=1, help="LoRA rank (paper: 64; alpha is twice it)."),
+    gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1,
+                                              help="Examples per optimizer step (batch 1; paper: 32)."),
+    learning_rate: float = typer.Option(1e-4, "--lr", help="Peak learning rate (cosine, 3% warm-up)."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+) -> None:
+    """LoRA SFT of the student planner on teacher plans (completion-only loss, trl's SFT trainer); resumes
+    from the last checkpoint in --out."""
+    from grasp_agent.embed.packaged_models import default_models_cache_dir
+    from grasp_agent.training.planner_sft import SftOptions, load_student, require_training_extra, train_sft
+    from grasp_agent.training.teacher_plans import read_teacher_set
+
+    if device not in ("auto", "cpu", "cuda"):
+        raise typer.BadParameter(f"--device {device!r}; allowed: auto, cpu, cuda")
+    require_training_extra()
+    settings = load_settings()
+    records = read_teacher_set(data)
+    records = records[:limit] if limit else records
+    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    with console.status(f"loading {base}"):
+        model, tokenizer = load_student(base, models_dir)
+    options = SftOptions(epochs=epochs, max_steps=max_steps, lora_r=lora_r, lora_alpha=2 * lora_r,
+                         gradient_accumulation=gradient_accumulation, learning_rate=learning_rate,
+                         device=device)  # type: ignore[arg-type]
+    report = train_sft(model, tokenizer, records, out, options)
+    console.print(f"SFT: {report.examples} examples, {report.steps} steps ({report.epochs:.2f} epochs) on "
+                  f"{report.device} in {report.minutes:.1f} min, peak RSS {report.peak_rss_mib:,.0f} MiB; loss "
+                  f"{report.first_loss} -> {report.last_loss}; adapter in {out}/adapter", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def export(
+    adapter: Path = typer.Option(..., "--adapter", help="The LoRA adapter folder (<sft out>/adapter)."),
+    base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student the adapter was trained on."),
+    template: Path = typer.Option(None, "--template", help="The GGUF whose metadata and tensor list to copy; "
+                                  "default: the base's own GGUF (packaged name or .gguf file)."),
+    out: Path = typer.Option(Path("planner.gguf"), "--out", help="The GGUF file to write (float16)."),
+) -> None:
+    """Merge the adapter into the student and write it as a GGUF that llama.cpp serves:
+    GRASP_LLM=llama-cpp GRASP_LLM_GGUF=<out> GRASP_LLM_PLANNER_PROMPT=student."""
+    from grasp_agent.embed.packaged_models import default_models_cache_dir
+    from grasp_agent.llm.packaged_models import resolve_gguf
+    from grasp_agent.training.gguf_export import export_gguf
+    from grasp_agent.training.planner_sft import load_student, require_training_extra
+
+    require_training_extra()
+    from peft import PeftModel
+
+    settings = load_settings()
+    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    if template is None:
+        if Path(base).is_dir():
+            raise GraspError("--base is a model folder: say which GGUF to take the metadata from with --template")
+        template = Path(base) if base.endswith(".gguf") else resolve_gguf(base, models_dir)
+    if not (adapter / "adapter_config.json").is_file():
+        raise GraspError(f"{adapter} is not a LoRA adapter folder (no adapter_config.json)")
+    with console.status("merging the adapter and writing the GGUF"):
+        model, _ = load_student(base, models_dir)
+        merged = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+        written = export_gguf(merged, template, out)
+    console.print(f"wrote {written} ({written.stat().st_size / 1e6:,.0f} MB); serve it with GRASP_LLM=llama-cpp "
+                  f"GRASP_LLM_GGUF={written} GRASP_LLM_PLANNER_PROMPT=student", highlight=False)
+
+
+@app.command("reward-table")
+@friendly_errors
+def reward_table(
+    queries: Path = QUERIES,
+    split: str = typer.Option("valid", "--split", help="Estimate on this split (the paper: valid)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions of the split."),
+    out: Path = typer.Option(Path("planner_reward.json"), "--out", help="The table as JSON."),
+) -> None:
+    """The reward table T[graph gold-rank bucket, candidate bucket]: the mean gain RR(fused) - RR(text) of the
+    split's questions under the heuristic's and (with a Path-Bank) the pathbank planner's plans."""
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.pipeline.parts import assemble_parts
+    from grasp_agent.training.plan_reward import CANDIDATE_BUCKETS, GOLD_RANK_BUCKETS, RewardTable
+    from grasp_agent.training.plan_scoring import PlanScorer, observations
+
+    settings = load_settings()
+    chosen = read_queries(queries, split)
+    chosen = chosen[:limit] if limit else chosen
+    if not chosen:
+        raise GraspError(f"{queries} has no questions in split {split!r}")
+    with open_driver(settings) as driver:
+        parts = assemble_parts(driver, settings, make_embedder(settings), progress=True)
+        branches = [parts.graph_branches[name] for name in ("heuristic", "pathbank") if name in parts.graph_branches]
+        scorer = PlanScorer(parts, branches[0])
+        seen = observations(scorer, chosen, branches, progress=True)
+    table = RewardTable.estimate(seen)
+    table.save(out)
+    shown = Table("graph gold rank", *CANDIDATE_BUCKETS,
+                  title=f"Reward: mean RR(fused) - RR(text), shrunk (n), {len(seen)} plans of {len(chosen)} questions")
+    for row in GOLD_RANK_BUCKETS:
+        shown.add_row(row, *(f"{table.cells[(row, column)].value:+.3f} ({table.cells[(row, column)].count})"
+                             for column in CANDIDATE_BUCKETS))
+    console.print(shown)
+    console.print(f"planners: {', '.join(b.planner_name for b in branches)}; written to {out}", highlight=False)
+
+
+REWARD = typer.Option(..., "--reward", help="The reward table (JSON from `grasp train planner reward-table`).")
+DEVICE = typer.Option("auto", "--device", help="auto, cpu or cuda.")
+
+
+def _scoring(settings: Any, driver: Any, queries: Path) -> tuple[Any, dict[str, Any]]:
+    """A PlanScorer on the loaded SKB and the query file's questions by id."""
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.pipeline.parts import assemble_parts
+    from grasp_agent.training.plan_scoring import PlanScorer
+
+    parts = assemble_parts(driver, settings, make_embedder(settings), progress=True)
+    return PlanScorer(parts, parts.graph_branch("heuristic")), {q.id: q for q in read_queries(queries)}
+
+
+@app.command()
+@friendly_errors
+def rft(
+    data: Path = typer.Option(..., "--data", help="Teacher plans (the SFT data)."),
+    adapter: Path = typer.Option(..., "--adapter", help="The SFT adapter that samples the plans."),
+    queries: Path = QUERIES,
+    reward_path: Path = REWARD,
+    base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student's base (as for sft)."),
+    samples: int = typer.Option(8, "--samples", min=1, help="Plans sampled per question at temperature 1.0."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    out: Path = typer.Option(Path("planner-rft"), "--out", help="Checkpoints, adapter, report."),
+    epochs: float = typer.Option(3.0, "--epochs", min=0.01),
+    max_steps: int = typer.Option(-1, "--max-steps"),
+    gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1),
+    device: str = DEVICE,
+) -> None:
+    """Rejection-sampling fine-tuning: sample plans from the SFT student, reward them against the live graph,
+    fine-tune the base on the SFT data plus each question's best positive-reward plan."""
+    from grasp_agent.embed.packaged_models import default_models_cache_dir
+    from grasp_agent.training.plan_reward import RewardTable
+    from grasp_agent.training.planner_rl import rft_records, sample_completions
+    from grasp_agent.training.planner_sft import SftOptions, load_student, require_training_extra, train_sft
+    from grasp_agent.training.teacher_plans import read_teacher_set
+
+    require_training_extra()
+    from peft import PeftModel
+    from tqdm import tqdm
+
+    settings = load_settings()
+    table = RewardTable.load(reward_path)
+    records = read_teacher_set(data)
+    records = records[:limit] if limit else records
+    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    student, tokenizer = load_student(base, models_dir)
+    sampler = PeftModel.from_pretrained(student, adapter)
+    found: dict[str, list[tuple[str, float]]] = {}
+    with open_driver(settings) as driver:
+        scorer, by_id = _scoring(settings, driver, queries)
+        for record in tqdm(records, desc="sampling", unit="question"):
+            if record["id"] not in by_id:
+                raise GraspError(f"{record['id']} of {data} is not in {queries}")
+            texts = sample_completions(sampler, tokenizer, record["prompt"], samples)
+            found[record["id"]] = [(text, scorer.reward(by_id[record["id"]], text, table)) for text in texts]
+    merged = rft_records(records, found)
+    positive = len(merged) - len(records)
+    base_model, tokenizer = load_student(base, models_dir)
+    report = train_sft(base_model, tokenizer, merged, out, SftOptions(
+        epochs=epochs, max_steps=max_steps, gradient_accumulation=gradient_accumulation, device=device))  # type: ignore[arg-type]
+    console.print(f"RFT: {positive} of {len(records)} questions sampled a positive-reward plan; {report.steps} steps "
+                  f"in {report.minutes:.1f} min; adapter in {out}/adapter", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def grpo(
+    data: Path = typer.Option(..., "--data", help="Questions to train on (teacher-set JSONL: its prompts and ids)."),
+    adapter: Path = typer.Option(..., "--adapter", help="The RFT adapter, merged into the base before GRPO."),
+    queries: Path = QUERIES,
+    reward_path: Path = REWARD,
+    base: str = typer.Option("qwen2.5-0.5b", "--base"),
+    out: Path = typer.Option(Path("planner-grpo"), "--out"),
+    max_steps: int = typer.Option(100, "--max-steps", min=1),
+    generations: int = typer.Option(8, "--generations", min=2, help="Completions per prompt (paper: 8)."),
+    device: str = DEVICE,
+) -> None:
+    """GRPO from the merged RFT student with a new LoRA (r=32), rewarded by executing every completion."""
+    from grasp_agent.embed.packaged_models import default_models_cache_dir
+    from grasp_agent.training.plan_reward import RewardTable
+    from grasp_agent.training.planner_rl import GrpoOptions, PlanReward, train_grpo
+    from grasp_agent.training.planner_sft import load_student, require_training_extra
+    from grasp_agent.training.teacher_plans import read_teacher_set
+
+    require_training_extra()
+    from peft import PeftModel
+
+    settings = load_settings()
+    table = RewardTable.load(reward_path)
+    records = read_teacher_set(data)
+    student, tokenizer = load_student(base, settings.models_cache_dir or default_models_cache_dir())
+    merged = PeftModel.from_pretrained(student, adapter).merge_and_unload()
+    with open_driver(settings) as driver:
+        scorer, by_id = _scoring(settings, driver, queries)
+        reward = PlanReward(scorer, table, by_id)
+        report = train_grpo(merged, tokenizer, records, reward, out, GrpoOptions(
+            max_steps=max_steps, num_generations=generations, batch_size=generations, device=device))  # type: ignore[arg-type]
+    console.print(f"GRPO: {report.steps} steps in {report.minutes:.1f} min; mean reward {report.mean_reward_first} -> "
+                  f"{report.mean_reward_last}; adapter in {out}/adapter", highlight=False)

@@ -16,7 +16,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
-from grasp_agent.graph_branch.llm_planner import LLMPlanner
+from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
@@ -28,6 +28,8 @@ from grasp_agent.llm.errors import LLMError
 
 STAGES = ("extraction", "linking", "planning", "execution")
 NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding
+PROMPT_KEY = "grasp.planner.prompt"  # GGUF metadata written by training.gguf_export
+
 
 class MentionExtractor(Protocol):
     name: str
@@ -86,9 +88,10 @@ class GraphBranch:
                                       max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight)
         if llm is None:
             return cls(procedures, context, embedder, spans, HeuristicPlanner(context), execution)
-        planner = LLMPlanner(llm, context, prompt=settings.llm_planner_prompt)
+        prompt = planner_prompt(settings.llm_planner_prompt, llm)
+        planner = LLMPlanner(llm, context, prompt=prompt)
         # A trained student learned on the span finder's entity tables: serve it the same kind.
-        if not llm_extraction or settings.llm_planner_prompt == "student":
+        if not llm_extraction or prompt == "student":
             return cls(procedures, context, embedder, spans, planner, execution)
         return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), planner, execution,
                    fallback_extractor=spans)
@@ -135,6 +138,16 @@ class GraphBranch:
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")
         return self._runner.run(outcome.plan, with_cypher=with_cypher)
+
+
+def planner_prompt(setting: str, llm: GraspLLM) -> PlannerPrompt:
+    """The setting, or for "auto" what the model's metadata says it was trained on (only GGUFs served by
+    llama.cpp carry metadata; everything else gets the full prompt)."""
+    if setting in ("full", "student"):
+        return "student" if setting == "student" else "full"
+    metadata = getattr(llm, "metadata", None)
+    trained = metadata.get(PROMPT_KEY) if isinstance(metadata, dict) else None
+    return "student" if trained == "student" else "full"
 
 
 @contextmanager

@@ -120,6 +120,11 @@ class LlamaCppLLM(GraspLLM):
     def model_id(self) -> str:
         return f"llama-cpp:{self._path.stem}"
 
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The GGUF's key/value metadata (a trained planner carries `grasp.planner.prompt`)."""
+        return dict(self._llama.metadata)
+
     def _chat_formatter(self, add_generation_prompt: bool) -> Any:
         template = self._llama.metadata.get("tokenizer.chat_template")
         if not template:

@@ -370,3 +370,46 @@ def test_the_pathbank_planner_routes_held_back_questions_along_their_templates_m
     parts = assemble_parts(driver, pipeline_settings.model_copy(update={"planner": "pathbank"}), embedder)
     assert parts.default_planner == "pathbank" and parts.graph_branch(None).planner_name == "pathbank"
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+def test_teacher_plans_and_plan_rewards_on_the_slice(
+        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder,
+        tmp_path: Path) -> None:
+    """Planner training data on the real slice: teacher plans from each bank question's own meta-paths keep
+    only plans that rank a gold answer first (checked again here by executing them), written as trl's
+    prompt/completion records; the reward pipeline executes real plans and fuses them with the cached text
+    ranking; a table estimated from them rewards a gold-first plan above a broken one."""
+    from grasp_agent.adapath.bank import build_bank
+    from grasp_agent.adapath.statements import AdaPathCypher
+    from grasp_agent.training.plan_reward import LOWEST, RewardTable, first_gold_rank
+    from grasp_agent.training.plan_scoring import PlanScorer, observations
+    from grasp_agent.training.teacher_plans import TeacherPlans, read_teacher_set, write_teacher_set
+
+    database, schema = test_settings.neo4j_database, hpo_slice.schema()
+    queries = slice_queries(16)
+    build_bank(driver, database, schema, "load-1", embedder, queries,
+               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    branch = grasp.parts.graph_branch("heuristic")
+    examples = [e for e in TeacherPlans(branch, AdaPathCypher(driver, database)).build(queries) if e is not None]
+    assert len(examples) >= len(queries) // 3, f"only {len(examples)} of {len(queries)} questions got a teacher plan"
+    assert any(e.provenance.teacher == "bank-own" for e in examples)
+    by_id = {q.id: q for q in queries}
+    for example in examples:
+        ranking = branch.runner.run(example.plan)
+        assert first_gold_rank(ranking.node_ids, by_id[example.query_id].answer_ids) == 1
+    path = tmp_path / "sft.jsonl"
+    write_teacher_set(examples, path)
+    records = read_teacher_set(path)
+    assert records[0]["prompt"][0]["role"] == "system" and "Relations:" in records[0]["prompt"][0]["content"]
+
+    scorer = PlanScorer(grasp.parts, branch)
+    seen = observations(scorer, queries, [branch])
+    assert seen and all(-1.0 <= o.gain <= 1.0 for o in seen)
+    table = RewardTable.estimate(seen)
+    good = examples[0]
+    query = by_id[good.query_id]
+    scored = scorer.score(query, good.plan)
+    assert scored.graph is not None and scorer.reward(query, good.plan, table) == table.reward(1, len(scored.graph))
+    assert scorer.reward(query, "no JSON here", table) == LOWEST
+    assert scorer.reward(query, good.plan.to_json().replace(good.plan.target.type, "Nowhere"), table) == LOWEST
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
