@@ -74,7 +74,7 @@ class BankRoutes:
             return self.found[0].meta_path.answer_label
         return self.fallback.default_target(anchor_labels)
 
-    def path(self, anchor_label: str, target_label: str, context_words: str) -> list[SchemaHop] | None:
+    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
         fitting = [item for item in self.found
                    if item.meta_path.start_label == anchor_label and item.meta_path.answer_label == target_label]
         if fitting:
@@ -83,7 +83,7 @@ class BankRoutes:
             return hops
         if self.found:  # an empty vote is noted once by the planner
             self.notes.append(f"the bank has no meta-path from {anchor_label} to {target_label}: shortest schema path")
-        return self.fallback.path(anchor_label, target_label, context_words)
+        return self.fallback.path(anchor_label, target_label, context_words, lead=lead)
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         return tuple(path) in self._backed

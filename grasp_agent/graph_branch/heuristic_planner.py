@@ -3,7 +3,9 @@
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
 - target: the type the question asks for ("which diseases ..."), else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
-  next to the mention ("... but no seizures", "... while X is excluded") picks the negative one (`Routes`
+  next to the mention ("... but no seizures", "... while X is excluded") picks the negative one; words asking
+  for the mention's hierarchy ("subtypes of X", "parent terms of X") add a directed hop down (or up) its type's
+  self-relation first (`Routes`
   swaps these two choices for others: the Path-Bank planner's come from similar training questions);
 - relevance_text: the question minus anchor mentions, kept only when content words remain;
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
@@ -22,6 +24,8 @@ from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, Plan, Risk, Ta
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
+    hierarchy_cue,
+    hierarchy_step,
     relevance_text,
     shortest_meta_path,
     target_mention,
@@ -39,13 +43,15 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _CLAUSE_BREAK = frozenset({"but", "and", "while", "whereas", "or", "yet", "although"})
 
 
-def _negation_scope(question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW) -> str:
-    """The words that can negate `mention`: up to `count` before it ("but no X") and up to `count` after it
-    up to the next clause ("X is excluded"), never reaching into another mention."""
+def _mention_scope(question: str, mention: str, others: list[str],
+                   count: int = NEGATION_WINDOW) -> tuple[list[str], list[str]]:
+    """Up to `count` words before `mention` and up to `count` after it up to the next clause, never reaching
+    into another mention: the words that can negate it ("but no X", "X is excluded") or ask for its hierarchy
+    ("subtypes of X")."""
     lowered = question.lower()
     position = lowered.find(mention.lower())
     if position < 0:
-        return ""
+        return [], []
     end = position + len(mention)
     spans = [(p, p + len(o)) for o in others if o.lower() != mention.lower() and (p := lowered.find(o.lower())) >= 0]
     left = max([e for s, e in spans if e <= position], default=0)
@@ -56,7 +62,7 @@ def _negation_scope(question: str, mention: str, others: list[str], count: int =
         if word.lower() in _CLAUSE_BREAK:
             break
         after.append(word)
-    return " ".join(before + after)
+    return before, after
 
 
 def _relation_words(context: SkbContext) -> frozenset[str]:
@@ -70,8 +76,9 @@ class Routes(Protocol):
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         """The target type when the question names none."""
 
-    def path(self, anchor_label: str, target_label: str, context_words: str) -> list[SchemaHop] | None:
-        """The hops from an anchor of `anchor_label` to the target; None or [] when there is none."""
+    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
+        """The hops from an anchor of `anchor_label` to the target; None or [] when there is none.
+        `context_words`: the words around the mention; `lead`: those just before it."""
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         """Whether this path is trusted enough for a low-risk plan (with a named target and confident links)."""
@@ -86,8 +93,16 @@ class SchemaRoutes:
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         return max(self._context.label_counts, key=self._context.label_counts.__getitem__)
 
-    def path(self, anchor_label: str, target_label: str, context_words: str) -> list[SchemaHop] | None:
-        return shortest_meta_path(anchor_label, target_label, self._context.pattern_counts, context_words)
+    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
+        counts = self._context.pattern_counts
+        cue = hierarchy_cue(lead)
+        step = hierarchy_step(anchor_label, counts, cue) if cue else None
+        if step is None:
+            return shortest_meta_path(anchor_label, target_label, counts, context_words)
+        # "subtypes of X": down X's hierarchy first (directed), then on to the target as usual
+        rest = [] if target_label == anchor_label else shortest_meta_path(anchor_label, target_label, counts,
+                                                                          context_words)
+        return None if rest is None else [step, *rest]
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         return len(path) <= 2
@@ -123,8 +138,8 @@ class HeuristicPlanner:
         confident = asked is not None
         for row in anchor_rows:
             assert row.best is not None
-            context_words = _negation_scope(question, row.mention.text, mentions)
-            path = routes.path(row.best.label, target_label, context_words)
+            before, after = _mention_scope(question, row.mention.text, mentions)
+            path = routes.path(row.best.label, target_label, " ".join(before + after), lead=" ".join(before))
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"

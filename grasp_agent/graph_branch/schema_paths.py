@@ -118,6 +118,49 @@ def shortest_meta_path(source: str, target: str, counts: dict[tuple[str, str, st
     return [SchemaHop(a, _choose_relation(neighbours[a][b], question), b) for a, b in pairwise(chain)]
 
 
+# Words just before a mention that ask for its hierarchy: "subtypes of X", "more specific forms of X", "a kind of
+# X" go down to the children; "parent terms of X", "broader than X" go up.
+_DOWN = re.compile(r"\b(sub-?types?|sub-?class(es)?|sub-?categor(y|ies)|more specific|specific (forms?|types?|kinds?)|"
+                   r"narrower|descendants?|child terms?|children|forms? of|kinds? of|types? of|varieties of|"
+                   r"variants? of|speciali[sz]ations? of|refinements? of)\b",
+                   re.IGNORECASE)
+_UP = re.compile(r"\b(parent( terms?)?|parents|broader|more general|ancestors?|super-?class(es)?|super-?types?|"
+                 r"generali[sz]ations?)\b", re.IGNORECASE)
+
+
+def hierarchy_cue(lead: str) -> str | None:
+    """"down", "up" or None for the words that lead up to a mention."""
+    down, up = _DOWN.search(lead), _UP.search(lead)
+    if down and up:  # the nearer one wins
+        return "down" if down.end() > up.end() else "up"
+    return "down" if down else "up" if up else None
+
+
+def stored_child_to_parent(relation: str) -> bool | None:
+    """Whether a self-relation is stored child -> parent (IS_A, SUBCLASS_OF, PART_OF...), parent -> child
+    (HAS_SUBTYPE, HAS_CHILD...) or cannot be told from its name (None)."""
+    name = relation.upper()
+    if name == "IS_A" or name.endswith("_OF") or name.startswith("IS_"):
+        return True
+    if name.startswith("HAS_") or name in ("PARENT_OF", "NARROWER"):
+        return False
+    return None
+
+
+def hierarchy_step(label: str, counts: dict[tuple[str, str, str], int], cue: str) -> SchemaHop | None:
+    """One hop down (cue "down") or up (cue "up") `label`'s largest self-relation, directed when its naming
+    says how it is stored; None when the type has no self-relation."""
+    loops = {rel: count for (a, rel, b), count in counts.items() if a == b == label}
+    if not loops:
+        return None
+    relation = max(loops, key=lambda rel: (loops[rel], rel))
+    child_to_parent = stored_child_to_parent(relation)
+    if child_to_parent is None:
+        return SchemaHop(label, relation, label)
+    upward = cue == "up"
+    return SchemaHop(label, relation, label, upward == child_to_parent)
+
+
 def relevance_text(question: str, removed: list[str]) -> str:
     """The question minus the anchor mentions (case-insensitive), tidied: what the hops cannot express."""
     text = question

@@ -56,7 +56,7 @@ def test_routes_fit_the_anchor_and_target_types_else_fall_back_to_the_schema_wit
 
 def test_subtype_questions_walk_is_a_downwards_and_bank_routes_may_be_low_risk() -> None:
     planner = HeuristicPlanner(HPO_CONTEXT)
-    question = "Which phenotypes are more specific forms of seizure?"
+    question = "Which phenotypes go with seizure in the ontology?"  # no word says which way
     table = EntityTable((_row("seizure", "Phenotype", 0.97),))
     undirected = planner.build(question, table)
     assert [(h.relation, h.direction) for h in undirected.hops] == [("IS_A", Direction.ANY)]

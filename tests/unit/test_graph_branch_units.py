@@ -224,3 +224,16 @@ def test_repairs_rename_a_dangling_variable_that_stands_for_the_target() -> None
     # two candidates: ambiguous, nothing renamed
     two = written.model_copy(update={"hops": (*written.hops, written.hops[0].model_copy(update={"target": "d"}))})
     assert all(h.target != "t" for h in repair_plan(two, HPO_CONTEXT.pattern_counts)[0].hops)
+
+
+def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_route() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("seizure", "Phenotype", 0.97),))
+    plan = planner.build("Which diseases have a more specific form of seizure?", table)
+    assert [(h.source, h.relation, h.target, h.direction.value) for h in plan.hops] == [
+        ("a1", "IS_A", "x1_1", "in"), ("x1_1", "HAS_PHENOTYPE", "t", "any")]
+    assert plan.hops[0].stored_from("x1_1") is True  # child -[:IS_A]-> parent: the subtypes are the sources
+    up = planner.build("Which phenotypes are parent terms of seizure?", table)
+    assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
+    plain = planner.build("Which diseases present with seizure?", table)
+    assert [(h.relation, h.direction.value) for h in plain.hops] == [("HAS_PHENOTYPE", "any")]

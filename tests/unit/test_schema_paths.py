@@ -1,7 +1,12 @@
+import pytest
+
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
+    hierarchy_cue,
+    hierarchy_step,
     relevance_text,
     shortest_meta_path,
+    stored_child_to_parent,
     target_type,
     type_words,
 )
@@ -63,3 +68,25 @@ def test_negative_relations_are_judged_per_word() -> None:
     assert is_negative_relation("LACKS_PHENOTYPE") and is_negative_relation("PHENOTYPE_ABSENT")
     assert is_negative_relation("CONTRAINDICATION") and is_negative_relation("NOT_ASSOCIATED_WITH")
     assert not is_negative_relation("HAS_PHENOTYPE") and not is_negative_relation("ANNOTATED")
+
+
+@pytest.mark.parametrize("lead,cue", [
+    ("Which phenotypes are subtypes of", "down"), ("have a more specific form of", "down"),
+    ("Subtype of", "down"), ("a kind of", "down"), ("the parent terms of", "up"), ("broader than", "up"),
+    ("Which diseases present with", None), ("any type of", "down"), ("specialisations of", "down"),
+    ("a parent whose subtypes of", "down"),  # the nearer cue wins
+])
+def test_words_before_a_mention_ask_for_its_hierarchy(lead: str, cue: str | None) -> None:
+    assert hierarchy_cue(lead) == cue
+
+
+def test_a_hierarchy_hop_is_directed_by_how_the_relation_is_stored() -> None:
+    counts = {("Phenotype", "IS_A", "Phenotype"): 10, ("Disease", "HAS_PHENOTYPE", "Phenotype"): 5}
+    # IS_A is stored child -> parent: down to the children walks against it, up to the parents along it
+    assert hierarchy_step("Phenotype", counts, "down") == SchemaHop("Phenotype", "IS_A", "Phenotype", False)
+    assert hierarchy_step("Phenotype", counts, "up") == SchemaHop("Phenotype", "IS_A", "Phenotype", True)
+    assert hierarchy_step("Disease", counts, "down") is None  # no self-relation
+    assert hierarchy_step("T", {("T", "HAS_SUBTYPE", "T"): 1}, "down") == SchemaHop("T", "HAS_SUBTYPE", "T", True)
+    assert hierarchy_step("T", {("T", "RELATED", "T"): 1}, "down") == SchemaHop("T", "RELATED", "T")
+    assert [stored_child_to_parent(r) for r in ("IS_A", "SUBCLASS_OF", "HAS_CHILD", "SIMILAR_TO", "LINKED")] == [
+        True, True, False, None, None]

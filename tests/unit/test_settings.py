@@ -4,6 +4,15 @@ from pydantic import ValidationError
 from grasp_agent.config import Settings
 
 
+@pytest.fixture(autouse=True)
+def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test sees only the GRASP_* variables it sets, not the ones of the shell that runs the suite."""
+    import os
+
+    for name in [name for name in os.environ if name.startswith("GRASP_")]:
+        monkeypatch.delenv(name)
+
+
 def test_environment_overrides_use_the_grasp_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRASP_BOLT_PORT", "17999")
     monkeypatch.setenv("GRASP_INSTANCE", "ci")
@@ -22,6 +31,10 @@ def test_external_uri_switches_off_the_local_server(monkeypatch: pytest.MonkeyPa
 def test_blank_external_uri_means_local(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRASP_NEO4J_URI", "")
     assert not Settings().uses_external_server
+
+
+def test_defaults_hold_whatever_the_shell_exports() -> None:
+    assert Settings().bolt_uri == "bolt://127.0.0.1:7687" and Settings().planner == "auto"
 
 
 @pytest.mark.parametrize("field,value", [("instance", "../etc"), ("bolt_port", 70000), ("heap_size", "lots")])

@@ -22,7 +22,7 @@ from grasp_agent.training.teacher_plans import (
 )
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 
-QUESTION = "Which phenotypes are more specific forms of seizure?"
+QUESTION = "Which phenotypes go with seizure in the ontology?"  # the heuristic reads IS_A either way
 TABLE = EntityTable((_row("seizure", "Phenotype", 0.97),))
 DOWN = MetaPath.from_lists(["Phenotype", "Phenotype"], ["IS_A"], [False])
 UP = MetaPath.from_lists(["Phenotype", "Phenotype"], ["IS_A"], [True])
