@@ -123,12 +123,15 @@ class Settings(BaseSettings):
     )
 
     # Reranking of the fused head
-    reranker: Literal["none", "bi-encoder", "cross-encoder", "llm-judge"] = Field(
-        default="bi-encoder", description="The reranker searches may use; llm-judge uses the configured LLM, "
-        "cross-encoder needs reranker_path. Searches rerank by default only when the fusion tables in force measured "
-        "it helping on valid, or when this is set explicitly"
+    reranker: Literal["auto", "none", "bi-encoder", "listwise", "cross-encoder", "llm-judge"] = Field(
+        default="auto", description="The reranker searches may use. listwise: the MiniLM cross-encoder `grasp train "
+        "reranker` fine-tunes (reranker_path, else the one trained here for the SKB, else the packaged one); auto: "
+        "listwise when one exists for the SKB, else bi-encoder; llm-judge uses the configured LLM; cross-encoder "
+        "needs reranker_path. Searches rerank by default only when the fusion tables in force measured it helping "
+        "on valid, or when this is set explicitly"
     )
-    reranker_path: Path | None = Field(default=None, description="cross-encoder: a local sentence-transformers model")
+    reranker_path: Path | None = Field(default=None, description="listwise: an adapter folder from `grasp train "
+                                       "reranker`; cross-encoder: a local sentence-transformers model")
     rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")
     rerank_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="The reranker's weight in the last RRF")
     rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")

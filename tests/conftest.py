@@ -117,7 +117,8 @@ def pipeline_settings(test_settings: Settings, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="module")
 def grasp(hpo_slice: object, driver: Driver, pipeline_settings: Settings, embedder):  # type: ignore[no-untyped-def]
-    """The whole pipeline on the HPO slice: heuristic planner, uniform field weights, bi-encoder reranker."""
+    """The whole pipeline on the HPO slice: heuristic planner, uniform field weights, the default reranker (the
+    listwise one trained for HPO, as `GRASP_RERANKER=auto` picks it)."""
     from grasp_agent.api import Grasp
     from grasp_agent.pipeline.parts import assemble_parts
 

@@ -18,7 +18,8 @@ from grasp_agent.graph_branch.skb_context import read_skb_context
 from grasp_agent.llm.factory import make_llm
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
 
-app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split).",
+app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split), the "
+                  "planner and the reranker.",
                   no_args_is_help=True)
 
 QUESTIONS = typer.Option(None, "--questions", help="A query file with splits (JSONL, e.g. from `grasp bench "
@@ -137,6 +138,7 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
                   highlight=False)
 
 
-from grasp_agent.cli import train_planner  # noqa: E402  (registered last: it is a sub-group of `train`)
+from grasp_agent.cli import train_planner, train_reranker  # noqa: E402  (registered last: sub-commands of `train`)
 
 app.add_typer(train_planner.app, name="planner")
+app.command(name="reranker")(train_reranker.reranker)

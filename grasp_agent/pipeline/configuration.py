@@ -5,9 +5,10 @@ Precedence, value by value: a GRASP_* setting given explicitly (environment or `
 packaged with grasp for this SKB and embedder (`grasp_agent/fusion/pretrained/`) > the settings' defaults.
 
 Reranking is on by default only when the tables in force measured the configured reranker helping on their
-valid split (`RerankEvidence.helps`), or when the reranker was chosen explicitly (GRASP_RERANKER). The offline
-bi-encoder did not help on the HPO benchmark (its best weight on valid is 0; at equal weight the valid MRR
-drops from 0.602 to 0.527), so out of the box searches are not reranked.
+valid split (`RerankEvidence.helps`, matched by the reranker's model id), or when a reranker was named
+explicitly (GRASP_RERANKER other than auto). The offline bi-encoder did not help on the HPO benchmark (its best
+weight on valid is 0), so it never reranks by default; the listwise reranker trained on the HPO train split
+(`grasp train reranker`, packaged) is what `auto` picks for the HPO SKB, and the packaged tables record its gain.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def _fitted_or_default(settings: Settings, name: str, fitted: T | None, tables: 
 def _rerank_by_default(settings: Settings, tables: FusionTablesChoice, reranker_id: str | None) -> Sourced[bool]:
     if reranker_id is None:
         return Sourced(False, "no reranker configured (GRASP_RERANKER=none)")
-    if _explicit(settings, "reranker"):
+    if _explicit(settings, "reranker") and settings.reranker != "auto":  # auto names no reranker to insist on
         return Sourced(True, f"GRASP_RERANKER={settings.reranker}")
     evidence = tables.tables.rerank
     if evidence is None or evidence.reranker != reranker_id:

@@ -36,7 +36,8 @@ def test_a_known_question_has_its_answer_first(grasp: Grasp) -> None:
     assert top.label == "Disease" and top.name == "Developmental and epileptic encephalopathy 96"
     assert top.graph_rank == 1 and "graph" in top.branches
     assert top.document is not None and top.document.startswith("Disease: Developmental and epileptic")
-    assert result.failures == {} and result.reranker == "bi-encoder:" + grasp.parts.embedder.model_id
+    assert grasp.parts.reranker is not None and result.reranker == grasp.parts.reranker.model_id
+    assert result.failures == {} and result.reranker.startswith("listwise:hpo:")  # the trained one, for HPO
     assert result.plan is not None and result.cypher is not None and "MATCH" in result.cypher
     assert {row.mention for row in result.entity_table} >= {"epileptic spasms", "NSF"}
     assert set(result.stages_ms) == {*GRAPH_STAGES, "text", "fuse", "rerank"}

@@ -70,6 +70,9 @@ def test_explicit_settings_win_and_say_so() -> None:
     assert config.rerank_by_default.value is True  # a reranker chosen explicitly is meant to run
     unset = resolve_configuration(Settings(reranker="none"), _fitted(_tables(0.1)), None)
     assert unset.rerank_by_default.value is False
+    # auto names no particular reranker, so even said explicitly it leaves the decision to the evidence
+    auto = resolve_configuration(Settings(reranker="auto"), _fitted(_tables(gain=0.0)), RERANKER)
+    assert auto.rerank_by_default.value is False and "gained less than" in auto.rerank_by_default.source
 
 
 def test_every_value_has_a_line_and_a_json_entry() -> None:
