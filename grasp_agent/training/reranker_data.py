@@ -20,6 +20,7 @@ from tqdm import tqdm
 from grasp_agent.errors import GraspError
 from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.state import PipelineState
+from grasp_agent.training.fit import LabelledQuery
 
 POOL = 100  # fused candidates looked at per question
 HARD_NEGATIVES = 30  # highest-ranked wrong candidates kept
@@ -30,15 +31,8 @@ class RerankDataError(GraspError):
     """Training data could not be built or read; the message names the file or the question."""
 
 
-class TrainingQuestion(Protocol):
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def answer_ids(self) -> tuple[str, ...]: ...
-
-    @property
-    def split(self) -> str | None: ...
+class TrainingQuestion(LabelledQuery, Protocol):
+    """A labelled question that also names its template (kept with the data for leave-template-out)."""
 
     @property
     def template(self) -> str | None: ...
