@@ -1,5 +1,7 @@
 package grasp.adapath;
 
+import grasp.config.ConfigValues;
+import grasp.cypher.CypherIdentifier;
 import grasp.link.VectorIndexes;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -79,8 +81,10 @@ public final class AdaPathProcedures {
     @Description("adapath.bfs(topicIds, metaPaths, queryVector, config) - paths from the topic nodes (SKB ids) that follow "
             + "the given meta-paths (maps with labels, relations, outgoing, as adapath's Path-Bank stores them), beam-searched "
             + "by cosine to queryVector; an empty metaPaths list searches unguided up to config.maxDepth. config: beamWidth (20), "
-            + "maxExpansion (2000), maxDepth (2, at most 3), maxVisits (500000), timeoutMs (2000), limit (50), "
-            + "embeddingProperty ('doc_embedding'). Rows: nodeIds, names, labels, relations, outgoing, score, metaPath, truncated.")
+            + "maxExpansion (2000), maxDepth (2, at most 3), maxVisits (500000, at most " + ConfigValues.MAX_VISITS + "), "
+            + "timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), limit (50), embeddingProperty "
+            + "('doc_embedding'); out-of-range values are refused. Labels, relations and embeddingProperty must match "
+            + CypherIdentifier.RULE + ". Rows: nodeIds, names, labels, relations, outgoing, score, metaPath, truncated.")
     public Stream<PathResult> bfs(
             @Name("topicIds") List<Object> topicIds,
             @Name("metaPaths") List<Map<String, Object>> metaPaths,

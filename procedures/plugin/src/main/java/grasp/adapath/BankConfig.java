@@ -3,6 +3,7 @@ package grasp.adapath;
 import static grasp.config.ConfigValues.integer;
 import static grasp.config.ConfigValues.known;
 
+import grasp.cypher.CypherIdentifier;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,6 @@ public record BankConfig(String index, long queries, long limit, Long hops, Stri
 
     private static String optionalName(Map<String, Object> values, String key) {
         Object value = values.get(key);
-        return value == null ? null : SchemaName.check(value, "config " + key);
+        return value == null ? null : CypherIdentifier.check(value, "config " + key);
     }
 }

@@ -1,5 +1,6 @@
 package grasp.adapath;
 
+import grasp.cypher.CypherIdentifier;
 import grasp.link.VectorIndexes;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +80,7 @@ public final class BankProcedures {
     @Description("adapath.bank.metaPaths(queryVector, config) - the Path-Bank's meta-paths for a question: each of the "
             + "config.queries (20) bank queries nearest queryVector in the vector index config.index "
             + "('adapath_query_embedding') votes with its score, (1 + cos) / 2, for every meta-path it used. Optional "
-            + "filters: hops (1..3), startLabel, answerLabel; exclude (bank query ids that neither vote nor count among the nearest); "
+            + "filters: hops (1..3), startLabel, answerLabel (names matching " + CypherIdentifier.RULE + "); exclude (bank query ids that neither vote nor count among the nearest); "
             + "limit (5). Rows, best first (vote, support, signature): "
             + "signature, labels, relations, outgoing, hops, startLabel, answerLabel, support, vote, voters, examples, "
             + "firstVote (the vote of the queries for which it was their cheapest meta-path).")

@@ -1,5 +1,7 @@
 package grasp.adapath;
 
+import grasp.config.ConfigValues;
+import grasp.cypher.CypherIdentifier;
 import grasp.link.VectorIndexes;
 import java.util.List;
 import java.util.Map;
@@ -74,8 +76,10 @@ public final class ExpandProcedures {
     @Description("adapath.expand(frontier, step, queryVector, config) - one step of a path search: for each frontier "
             + "path ({nodeIds: [SKB ids, topic first]}) the neighbours of its last node over step ({relation, outgoing, "
             + "label}; null: any relation, either direction, any label) that are not on the path, scored by cosine to "
-            + "queryVector; the best over the whole frontier. config: maxExpansion (2000, per node), maxVisits (500000), "
-            + "timeoutMs (2000), limit (50), perPath (0 = no cap), embeddingProperty ('doc_embedding'). Rows: path, "
+            + "queryVector; the best over the whole frontier. config: maxExpansion (2000, per node), maxVisits (500000, at "
+            + "most " + ConfigValues.MAX_VISITS + "), timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), limit "
+            + "(50), perPath (0 = no cap), embeddingProperty ('doc_embedding'); out-of-range values are refused. The "
+            + "step's relation and label and embeddingProperty must match " + CypherIdentifier.RULE + ". Rows: path, "
             + "fromId, nodeId, name, label, relation, outgoing, score, truncated.")
     public Stream<ExpandResult> expand(
             @Name(value = "frontier", description = "Partial paths, each {nodeIds: [SKB ids, topic first]}; the last id "

@@ -1,5 +1,6 @@
 package grasp.adapath;
 
+import grasp.cypher.CypherIdentifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,7 @@ import org.neo4j.graphdb.RelationshipType;
 /**
  * One meta-path as {@code adapath.bfs} takes it, in the shape the Path-Bank stores and returns: {@code labels}
  * (hops + 1 node labels, the first the topic's), {@code relations} and {@code outgoing} (one per hop: walk the
- * stored direction or against it). Every label and relation type must be a plain name ({@link SchemaName}).
+ * stored direction or against it). Every label and relation type must be a plain name ({@link CypherIdentifier}).
  */
 record MetaPathSpec(List<String> labels, List<String> relations, List<Boolean> outgoing) {
 
@@ -37,7 +38,7 @@ record MetaPathSpec(List<String> labels, List<String> relations, List<Boolean> o
             throw new IllegalArgumentException(what + " must be a list of non-empty strings; got " + value);
         }
         for (int i = 0; i < list.size(); i++) {
-            SchemaName.check(list.get(i), what + "[" + i + "]");
+            CypherIdentifier.check(list.get(i), what + "[" + i + "]");
         }
         return list.stream().map(String.class::cast).toList();
     }

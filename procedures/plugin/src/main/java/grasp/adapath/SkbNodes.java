@@ -1,5 +1,6 @@
 package grasp.adapath;
 
+import grasp.cypher.CypherIdentifier;
 import grasp.schema.Bookkeeping;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -12,7 +13,8 @@ import org.neo4j.graphdb.Transaction;
  * SKB nodes by their SKB id (the {@code id} property), and how the adapath procedures report a node. Ids are
  * unique per label, not across labels, so an id without a label is looked up under every label in use (each
  * lookup uses that label's id constraint), except grasp's own bookkeeping labels ({@code GraspMeta},
- * {@code AdaPath*}): a Path-Bank query's id must never pass for an SKB node.
+ * {@code AdaPath*}) and labels whose names fail {@link CypherIdentifier#PATTERN} (no SKB has them): a Path-Bank
+ * query's id must never pass for an SKB node.
  */
 final class SkbNodes {
 
@@ -41,7 +43,7 @@ final class SkbNodes {
         if (skbLabels == null) {
             skbLabels = new ArrayList<>();
             for (Label label : tx.getAllLabelsInUse()) {
-                if (!Bookkeeping.isLabel(label.name())) {
+                if (!Bookkeeping.isLabel(label.name()) && CypherIdentifier.isValid(label.name())) {
                     skbLabels.add(label);
                 }
             }

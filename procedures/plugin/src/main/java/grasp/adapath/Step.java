@@ -1,5 +1,6 @@
 package grasp.adapath;
 
+import grasp.cypher.CypherIdentifier;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -42,7 +43,7 @@ record Step(Direction direction, RelationshipType type, Label label) {
             throw new IllegalArgumentException("step.outgoing must be a boolean; got " + map.get("outgoing"));
         }
         return new Step(outgoing ? Direction.OUTGOING : Direction.INCOMING,
-                RelationshipType.withName(SchemaName.check(map.get("relation"), "step.relation")),
-                Label.label(SchemaName.check(map.get("label"), "step.label")));
+                RelationshipType.withName(CypherIdentifier.check(map.get("relation"), "step.relation")),
+                Label.label(CypherIdentifier.check(map.get("label"), "step.label")));
     }
 }

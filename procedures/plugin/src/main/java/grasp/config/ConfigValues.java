@@ -4,8 +4,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** Reading a procedure's {@code config} map: known keys only, integers and numbers range-checked. */
+/**
+ * Reading a procedure's {@code config} map: known keys only, integers and numbers range-checked. A value outside
+ * its range is refused with an error naming the range, never clamped: an absurd budget is a caller's mistake, and
+ * the documented maxima below keep every budget clear of overflow (nanosecond deadlines, LIMIT $n + 1).
+ */
 public final class ConfigValues {
+
+    /** Largest time budget (config timeoutMs) any procedure accepts: one hour. */
+    public static final long MAX_TIMEOUT_MS = 3_600_000L;
+
+    /** Largest row budget (grasp.plan.execute's config maxRows and exactLimit): 100 million rows. */
+    public static final long MAX_ROWS = 100_000_000L;
+
+    /** Largest visit budget (adapath config maxVisits): one billion relationships. */
+    public static final long MAX_VISITS = 1_000_000_000L;
 
     private ConfigValues() {}
 

@@ -1,5 +1,6 @@
 package grasp.link;
 
+import grasp.cypher.CypherIdentifier;
 import grasp.schema.GraphSchema;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,7 @@ import org.neo4j.graphdb.Transaction;
  * Candidate bindings for one mention. A vector is looked up in the label's name or doc vector index and
  * re-ranked by exact cosine ({@link VectorIndexes#nearest}): the top-k hits whose cosine is at least tau × the best cosine are kept (for a negative best cosine the bar is
  * best − (1 − tau)·|best|). The server has no embedder, so a string falls back to an exact, case-insensitive
- * match on {@code name} with score 1.0.
+ * match on {@code name} with score 1.0. The label must match {@link CypherIdentifier#PATTERN} and occur in the graph.
  */
 public final class AnchorLinker {
 
@@ -103,8 +104,10 @@ public final class AnchorLinker {
                 node.getDegree());
     }
 
+    /** The label must be a plain name ({@link CypherIdentifier}) before it is even looked up, then occur in the graph. */
     private void checkLabel(String label) {
-        if (label == null || !schema.hasLabel(label)) {
+        CypherIdentifier.check(label, "label");
+        if (!schema.hasLabel(label)) {
             throw new IllegalArgumentException("label '" + label + "' does not occur in the graph; known labels: "
                     + new TreeSet<>(schema.labelCounts().keySet()));
         }

@@ -1,5 +1,6 @@
 package grasp.link;
 
+import grasp.cypher.CypherIdentifier;
 import grasp.schema.SchemaCache;
 import java.util.stream.Stream;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -44,10 +45,12 @@ public final class LinkProcedures {
     @Description("grasp.link(input, label, mode = 'name', k = -1, tau = -1.0) - candidate nodes for one mention. A "
             + "LIST<FLOAT> input queries the vector index grasp_<label>_<mode> and keeps the top k whose cosine >= "
             + "tau x best (defaults k=5, tau=0.95 for name, k=10, tau=0.90 for doc); a STRING input (fallback: no "
-            + "embedder in the server) matches `name` exactly, case-insensitively, with score 1.0.")
+            + "embedder in the server) matches `name` exactly, case-insensitively, with score 1.0. label must match "
+            + CypherIdentifier.RULE + " and occur in the graph; any other label is refused.")
     public Stream<LinkResult> link(
             @Name(value = "input", description = "The mention's embedding (LIST<FLOAT>) or its text (STRING).") Object input,
-            @Name(value = "label", description = "Node label to link to, e.g. 'Phenotype'.") String label,
+            @Name(value = "label", description = "Node label to link to, e.g. 'Phenotype'; a name matching "
+                    + CypherIdentifier.RULE + ".") String label,
             @Name(value = "mode", defaultValue = "name", description = "'name' or 'doc': which embedding to compare.")
                     String mode,
             @Name(value = "k", defaultValue = "-1", description = "Most candidates, 1..1000; negative for the mode's default.")

@@ -96,7 +96,7 @@ public final class VectorIndexes {
         Lookup found = lookup(tx, index);
         if (found.state() == null) {
             throw new IllegalArgumentException("vector index '" + index + "' does not exist; existing vector indexes: "
-                    + found.vectorIndexes() + " (create them with `grasp index`)");
+                    + found.vectorIndexes() + " (`grasp load` creates them)");
         }
         if (found.state() != Schema.IndexState.ONLINE) {
             throw new IllegalArgumentException("vector index '" + index + "' is " + found.state()

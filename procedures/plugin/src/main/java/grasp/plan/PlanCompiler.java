@@ -1,6 +1,6 @@
 package grasp.plan;
 
-import static grasp.link.CypherIdentifier.quote;
+import static grasp.cypher.CypherIdentifier.quote;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,8 +10,9 @@ import java.util.StringJoiner;
 
 /**
  * Compiles a validated plan into Cypher. Labels and relation types come only from the validated plan (their
- * names occur in the graph) and are backtick-quoted; variables match [A-Za-z][A-Za-z0-9_]* and are quoted too;
- * every value (bindings, label names in the witness, limits) is a parameter.
+ * names match {@link grasp.cypher.CypherIdentifier#PATTERN} and occur in the graph) and are backtick-quoted by
+ * {@link grasp.cypher.CypherIdentifier#quote}, which refuses any other name; variables match the same rule (and
+ * start with a letter) and are quoted too; every value (bindings, label names in the witness, limits) is a parameter.
  *
  * <p>Cardinality: the anchor deepest in the plan tree is walked towards the target one hop at a time, and after
  * every hop the rows collapse to one per node with its best partial score ({@code WITH v, max(_s)}), so a hub

@@ -14,16 +14,21 @@ import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.api.exceptions.Status;
 
 /**
  * Runs a plan end to end: validate, link every anchor, check the row budget, run the compiled query, rescore
  * densely, keep the top {@code limit} by score (ties by id), rebuild their witnesses. Everything runs in its own
- * read transaction whose timeout is the time budget, so a hub can never hold the server for longer.
+ * read transaction whose timeout is the time budget, so a hub can never hold the server for longer; when Neo4j
+ * terminates that transaction for its timeout, the caller gets our time-budget error, not Neo4j's.
  */
 public final class PlanExecutor {
 
     /** One ranked target. {@code witness} lists, per anchor, its path: node, relationship, node, ... */
     public record Row(Object nodeId, String name, double anchorScore, double denseScore, double score, List<Object> witness) {}
+
+    /** Most rows one call returns (the {@code limit} argument). */
+    public static final long MAX_LIMIT = 100_000;
 
     private record Candidate(Node node, double anchorScore) {}
 
@@ -44,8 +49,8 @@ public final class PlanExecutor {
         if (!validation.valid()) {
             throw new IllegalArgumentException("invalid plan: " + String.join("; ", validation.errors()));
         }
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1; got " + limit);
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIMIT + "; got " + limit);
         }
         double[] relevance = relevanceVector == null ? null : VectorIndexes.toVector(relevanceVector, "relevanceVector");
         Map<String, Object> vectors = anchorVectors == null ? Map.of() : anchorVectors;
@@ -53,14 +58,29 @@ public final class PlanExecutor {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
         try (Transaction inner = db.beginTx(config.timeoutMs(), TimeUnit.MILLISECONDS)) {
             return run(inner, validation, vectors, relevance, limit, deadline);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            throw e;
         } catch (RuntimeException e) {
-            if (System.nanoTime() >= deadline) {
+            // Neo4j terminates the inner transaction when its timeout fires inside Cypher; that is our time budget.
+            if (terminatedByTimeout(e) || (!isOurs(e) && System.nanoTime() >= deadline)) {
                 throw timeout(e);
             }
             throw e;
         }
+    }
+
+    /** Our own refusals (bad input, row budget, time budget) pass through unchanged. */
+    private static boolean isOurs(RuntimeException e) {
+        return e instanceof IllegalArgumentException || e instanceof IllegalStateException;
+    }
+
+    /** True when {@code e}, or one of its causes, is a termination of a transaction because its timeout passed. */
+    private static boolean terminatedByTimeout(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof Status.HasStatus hasStatus && (hasStatus.status() == Status.Transaction.TransactionTimedOut
+                    || hasStatus.status() == Status.Transaction.TransactionTimedOutClientConfiguration)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<Row> run(Transaction tx, PlanValidator.Validation validation, Map<String, Object> vectors,
@@ -195,8 +215,16 @@ public final class PlanExecutor {
         }
     }
 
-    private IllegalStateException timeout(Throwable cause) {
-        return new IllegalStateException("plan exceeded the time budget of " + config.timeoutMs() + " ms (config timeoutMs); "
-                + "narrow the anchors (smaller k, higher tau) or pick a more specific relation", cause);
+    /**
+     * Our time-budget error. Neo4j reports a procedure's failure by the ROOT cause of what it throws, so Neo4j's own
+     * termination is attached as suppressed, never as the cause: the caller reads this message, not Neo4j's.
+     */
+    private IllegalStateException timeout(Throwable termination) {
+        IllegalStateException timeout = new IllegalStateException("plan exceeded the time budget of " + config.timeoutMs()
+                + " ms (config timeoutMs); narrow the anchors (smaller k, higher tau) or pick a more specific relation");
+        if (termination != null) {
+            timeout.addSuppressed(termination);
+        }
+        return timeout;
     }
 }

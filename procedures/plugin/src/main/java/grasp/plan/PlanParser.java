@@ -61,15 +61,22 @@ public final class PlanParser {
 
     private Plan toPlan(JsonNode root) {
         checkFields(root, PLAN_FIELDS, "plan");
+        // An element that is not an object is reported and left out (never a null in the plan's lists).
         List<Plan.Anchor> anchors = new ArrayList<>();
         int i = 0;
         for (JsonNode node : array(root, "anchors")) {
-            anchors.add(toAnchor(node, "anchors[" + i++ + "]"));
+            Plan.Anchor anchor = toAnchor(node, "anchors[" + i++ + "]");
+            if (anchor != null) {
+                anchors.add(anchor);
+            }
         }
         List<Plan.Hop> hops = new ArrayList<>();
         i = 0;
         for (JsonNode node : array(root, "hops")) {
-            hops.add(toHop(node, "hops[" + i++ + "]"));
+            Plan.Hop hop = toHop(node, "hops[" + i++ + "]");
+            if (hop != null) {
+                hops.add(hop);
+            }
         }
         Plan.Target target = null;
         JsonNode targetNode = root.get("target");

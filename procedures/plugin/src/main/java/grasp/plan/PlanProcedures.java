@@ -1,5 +1,7 @@
 package grasp.plan;
 
+import grasp.config.ConfigValues;
+import grasp.cypher.CypherIdentifier;
 import grasp.link.VectorIndexes;
 import grasp.schema.GraphSchema;
 import grasp.schema.SchemaCache;
@@ -89,7 +91,9 @@ public final class PlanProcedures {
 
     @Procedure(name = "grasp.plan.validate", mode = Mode.READ)
     @Description("grasp.plan.validate(planJson) - checks a plan against the graph schema (types, relations, undirected "
-            + "hops, variable binding, connectivity, enums). Never fails on a bad plan: problems are returned as errors.")
+            + "hops, variable binding, connectivity, enums). Every type and relation must match " + CypherIdentifier.RULE
+            + " before it is looked up in the graph. Never fails on a bad plan (malformed JSON, wrong JSON types, "
+            + "missing fields included): problems are returned as errors.")
     public Stream<ValidationResult> validate(
             @Name(value = "planJson", description = "The plan: {anchors, hops, target, relevance_text, n_cand, risk}.")
                     String planJson) {
@@ -98,7 +102,8 @@ public final class PlanProcedures {
 
     @Procedure(name = "grasp.plan.compile", mode = Mode.READ)
     @Description("grasp.plan.compile(planJson, bindings = {}) - the single Cypher query a valid plan runs, with its "
-            + "parameters, ready to paste into Neo4j Browser. Fails with the validation errors for an invalid plan.")
+            + "parameters, ready to paste into Neo4j Browser. Fails with the validation errors for an invalid plan; "
+            + "every name in the query matches " + CypherIdentifier.RULE + ".")
     public Stream<CompileResult> compile(
             @Name(value = "planJson", description = "The plan JSON.") String planJson,
             @Name(value = "bindings", defaultValue = "{}", description = "Anchor variable -> list of {id, score} candidate nodes.")
@@ -121,15 +126,19 @@ public final class PlanProcedures {
     @Description("grasp.plan.execute(planJson, anchorVectors, relevanceVector = null, limit = 100, config = {}) - "
             + "validates, links each anchor by its vector (or, without one, by exact name), runs the compiled query "
             + "within a row and time budget, adds denseWeight x cosine(relevanceVector, doc_embedding) and returns the "
-            + "top rows by score. config: k, tau, maxRows (200000), timeoutMs (5000), denseWeight (1.0), exactLimit "
-            + "(20000: exact dense scores up to this many candidates, else the doc vector index), indexTopN (10000).")
+            + "top rows by score. limit: 1.." + PlanExecutor.MAX_LIMIT + ". config: k, tau, maxRows (200000, at most "
+            + ConfigValues.MAX_ROWS + "), timeoutMs (5000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), denseWeight "
+            + "(1.0), exactLimit (20000, at most " + ConfigValues.MAX_ROWS + ": exact dense scores up to this many "
+            + "candidates, else the doc vector index), indexTopN (10000, at most 100000); a value out of range is refused, "
+            + "not clamped. Past timeoutMs the call fails with 'plan exceeded the time budget'.")
     public Stream<ExecuteResult> execute(
             @Name(value = "planJson", description = "The plan JSON.") String planJson,
             @Name(value = "anchorVectors", description = "Anchor variable -> embedding of its text (LIST<FLOAT>).")
                     Map<String, Object> anchorVectors,
             @Name(value = "relevanceVector", defaultValue = "null", description = "Embedding of relevance_text, or null.")
                     List<Double> relevanceVector,
-            @Name(value = "limit", defaultValue = "100", description = "Most rows returned, at least 1.") long limit,
+            @Name(value = "limit", defaultValue = "100", description = "Most rows returned, 1.." + PlanExecutor.MAX_LIMIT + ".")
+                    long limit,
             @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN.")
                     Map<String, Object> config) {
         PlanExecutor executor = new PlanExecutor(db, SchemaCache.get(db, tx), ExecuteConfig.parse(config));

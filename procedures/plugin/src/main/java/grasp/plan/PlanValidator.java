@@ -1,5 +1,6 @@
 package grasp.plan;
 
+import grasp.cypher.CypherIdentifier;
 import grasp.schema.GraphSchema;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,12 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Checks a parsed plan against the graph schema: labels, relation types, undirected hop triples, variable
- * binding, connectivity, enums. Intermediate variables are typed by {@link TypeInference}. Never throws for a
- * bad plan: every problem becomes a message naming the value and what is allowed.
+ * binding, connectivity, enums. Every label, relation type and variable must first match
+ * {@link CypherIdentifier#PATTERN} (a name the graph holds is not trusted: anyone who can write can create one).
+ * Intermediate variables are typed by {@link TypeInference}. Never throws for a bad plan: every problem becomes a
+ * message naming the value and what is allowed.
  */
 public final class PlanValidator {
 
@@ -23,7 +25,6 @@ public final class PlanValidator {
         }
     }
 
-    static final Pattern VAR = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,63}");
     static final Set<String> MATCH_MODES = Set.of("name", "doc");
     static final Set<String> RISKS = Set.of("low", "medium", "high");
 
@@ -39,11 +40,17 @@ public final class PlanValidator {
     }
 
     public static Validation validate(String json, GraphSchema schema) {
-        PlanParser.Outcome parsed = PlanParser.parse(json);
-        if (!parsed.errors().isEmpty()) {
-            return new Validation(parsed.errors(), List.of(), null, Map.of());
+        try {
+            PlanParser.Outcome parsed = PlanParser.parse(json);
+            if (!parsed.errors().isEmpty()) {
+                return new Validation(parsed.errors(), List.of(), null, Map.of());
+            }
+            return new PlanValidator(parsed.plan(), schema).run();
+        } catch (RuntimeException e) {
+            // A safety net for the contract (validation reports, never throws); the parser should leave nothing here.
+            return new Validation(List.of("plan could not be validated (" + e.getClass().getSimpleName() + ": "
+                    + e.getMessage() + "); this is a bug in grasp, please report it with the plan"), List.of(), null, Map.of());
         }
-        return new PlanValidator(parsed.plan(), schema).run();
     }
 
     private Validation run() {
@@ -113,7 +120,10 @@ public final class PlanValidator {
         if (hop.source().equals(hop.target())) {
             errors.add(where + " joins " + quote(hop.source()) + " to itself; a hop joins two different variables");
         }
-        if (!schema.hasRelationshipType(hop.relation())) {
+        String badName = CypherIdentifier.problem(hop.relation(), where + ": relation");
+        if (badName != null) {
+            errors.add(badName);
+        } else if (!schema.hasRelationshipType(hop.relation())) {
             errors.add(where + ": relation " + quote(hop.relation()) + " does not occur in the graph; known relations: "
                     + new TreeSet<>(schema.relationshipTypeCounts().keySet()));
         }
@@ -188,14 +198,18 @@ public final class PlanValidator {
     }
 
     private void checkVar(String var, String where) {
-        if (!VAR.matcher(var).matches() || var.startsWith("b_")) {
+        // Generated names start with '_' or 'b_' (PlanCompiler), so variables are identifiers that do not.
+        if (!CypherIdentifier.isValid(var) || var.startsWith("_") || var.startsWith("b_")) {
             errors.add(where + " variable " + quote(var) + " is not allowed; variables match [A-Za-z][A-Za-z0-9_]{0,63} "
                     + "and do not start with 'b_'");
         }
     }
 
     private void checkLabel(String label, String where) {
-        if (!schema.hasLabel(label)) {
+        String badName = CypherIdentifier.problem(label, where);
+        if (badName != null) {
+            errors.add(badName);
+        } else if (!schema.hasLabel(label)) {
             errors.add(where + " " + quote(label) + " does not occur in the graph; known labels: "
                     + new TreeSet<>(schema.labelCounts().keySet()));
         }

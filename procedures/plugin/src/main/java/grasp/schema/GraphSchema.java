@@ -9,10 +9,14 @@ import java.util.TreeSet;
 
 /**
  * What a graph contains: labels and relationship types with counts, and for every relationship type
- * the (source label, target label) pairs that actually occur. Immutable; safe to share through a cache.
+ * the (source label, target label) pairs that actually occur. Only names matching
+ * {@link grasp.cypher.CypherIdentifier#PATTERN} are usable; labels and types that occur but fail it are kept
+ * apart, with their counts, in {@code unusableLabels} and {@code unusableRelationshipTypes}, so that no check
+ * against the schema (and hence no Cypher text) can ever accept them. Immutable; safe to share through a cache.
  */
 public record GraphSchema(
-        Map<String, Long> labelCounts, Map<String, Long> relationshipTypeCounts, List<Pattern> patterns) {
+        Map<String, Long> labelCounts, Map<String, Long> relationshipTypeCounts, List<Pattern> patterns,
+        Map<String, Long> unusableLabels, Map<String, Long> unusableRelationshipTypes) {
 
     /** One occurring (source)-[type]->(target) combination, in stored direction. */
     public record Pattern(String source, String type, String target, long count) {
@@ -30,14 +34,23 @@ public record GraphSchema(
         labelCounts = Map.copyOf(labelCounts);
         relationshipTypeCounts = Map.copyOf(relationshipTypeCounts);
         patterns = List.copyOf(patterns);
+        unusableLabels = Map.copyOf(unusableLabels);
+        unusableRelationshipTypes = Map.copyOf(unusableRelationshipTypes);
     }
 
+    /** A schema without unusable names. */
+    public GraphSchema(Map<String, Long> labelCounts, Map<String, Long> relationshipTypeCounts, List<Pattern> patterns) {
+        this(labelCounts, relationshipTypeCounts, patterns, Map.of(), Map.of());
+    }
+
+    /** True for a usable label that occurs; false for null, an unusable name, or one that does not occur. */
     public boolean hasLabel(String label) {
-        return labelCounts.containsKey(label);
+        return label != null && labelCounts.containsKey(label);
     }
 
+    /** True for a usable relationship type that occurs; false for null, an unusable name, or one that does not occur. */
     public boolean hasRelationshipType(String type) {
-        return relationshipTypeCounts.containsKey(type);
+        return type != null && relationshipTypeCounts.containsKey(type);
     }
 
     /** Edges of {@code type} between the two labels, counted in both stored directions. */
@@ -84,6 +97,22 @@ public record GraphSchema(
 
     public List<Map<String, Object>> relationshipTypesAsMaps() {
         return countsAsMaps(relationshipTypeCounts, "type");
+    }
+
+    /** Unusable names, labels first, each {kind: 'label'|'relationshipType', name, count}, sorted by name. */
+    public List<Map<String, Object>> unusableAsMaps() {
+        List<Map<String, Object>> maps = new ArrayList<>();
+        for (Map.Entry<String, Map<String, Long>> kind : List.of(Map.entry("label", unusableLabels),
+                Map.entry("relationshipType", unusableRelationshipTypes))) {
+            for (String name : new TreeSet<>(kind.getValue().keySet())) {
+                Map<String, Object> map = new LinkedHashMap<>();
+                map.put("kind", kind.getKey());
+                map.put("name", name);
+                map.put("count", kind.getValue().get(name));
+                maps.add(map);
+            }
+        }
+        return maps;
     }
 
     public List<Map<String, Object>> patternsAsMaps() {

@@ -1,10 +1,14 @@
 package grasp.schema;
 
+import grasp.cypher.CypherIdentifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 
-/** Checks a typed path (labels interleaved with relationship types) against what the graph contains. */
+/**
+ * Checks a typed path (labels interleaved with relationship types) against what the graph contains. Every name
+ * must first match {@link CypherIdentifier#PATTERN}; one that does not is reported as such, even if it occurs.
+ */
 public final class PathValidator {
 
     /** Outcome of a check: every problem found, and the undirected edge count of each hop (0 if unknown). */
@@ -43,13 +47,21 @@ public final class PathValidator {
     }
 
     private void checkLabel(String label, int position, List<String> errors) {
-        if (!schema.hasLabel(label)) {
+        String badName = CypherIdentifier.problem(label, "label at position " + position);
+        if (badName != null) {
+            errors.add(badName);
+        } else if (!schema.hasLabel(label)) {
             errors.add("label " + quote(label) + " at position " + position + " does not occur in the graph; known labels: "
                     + new TreeSet<>(schema.labelCounts().keySet()));
         }
     }
 
     private long checkHop(String from, String type, String to, int hop, List<String> errors) {
+        String badName = CypherIdentifier.problem(type, "hop " + hop + ": relationship type");
+        if (badName != null) {
+            errors.add(badName);
+            return 0;
+        }
         if (!schema.hasRelationshipType(type)) {
             errors.add("hop " + hop + ": relationship type " + quote(type) + " does not occur in the graph; known types: "
                     + new TreeSet<>(schema.relationshipTypeCounts().keySet()));

@@ -1,5 +1,6 @@
 package grasp.schema;
 
+import grasp.cypher.CypherIdentifier;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -30,10 +31,15 @@ public final class SchemaProcedures {
         @Description("Every (source label)-[type]->(target label) that occurs, in stored direction: [{source, type, target, count}].")
         public final List<Map<String, Object>> patterns;
 
+        @Description("Labels and relationship types that occur but whose names fail " + CypherIdentifier.RULE
+                + "; no grasp procedure accepts them: [{kind: 'label'|'relationshipType', name, count}].")
+        public final List<Map<String, Object>> unusable;
+
         SchemaResult(GraphSchema schema) {
             this.labels = schema.labelsAsMaps();
             this.relationshipTypes = schema.relationshipTypesAsMaps();
             this.patterns = schema.patternsAsMaps();
+            this.unusable = schema.unusableAsMaps();
         }
     }
 
@@ -56,14 +62,17 @@ public final class SchemaProcedures {
 
     @Procedure(name = "grasp.schema", mode = Mode.READ)
     @Description("grasp.schema() - labels, relationship types and the (source, target) label pairs each type connects, "
-            + "with counts. Read from the count store where that is exact; cached until the next write.")
+            + "with counts. Read from the count store where that is exact; cached until the next write. Only names "
+            + "matching " + CypherIdentifier.RULE + " are usable: a label or type that fails it is left out of labels, "
+            + "relationshipTypes and patterns and listed in unusable instead.")
     public Stream<SchemaResult> schema() {
         return Stream.of(new SchemaResult(SchemaCache.get(db, tx)));
     }
 
     @Procedure(name = "grasp.schema.validatePath", mode = Mode.READ)
     @Description("grasp.schema.validatePath(labels, relTypes) - checks that a typed path occurs in the graph; "
-            + "hops are undirected. labels has one more element than relTypes.")
+            + "hops are undirected. labels has one more element than relTypes. Every name must match "
+            + CypherIdentifier.RULE + ".")
     public Stream<PathValidationResult> validatePath(
             @Name(value = "labels", description = "Node labels along the path, e.g. ['Disease', 'Phenotype'].")
                     List<String> labels,

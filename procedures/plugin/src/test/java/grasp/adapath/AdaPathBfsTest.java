@@ -136,6 +136,11 @@ class AdaPathBfsTest {
                 "outgoing", List.of(true))), Map.of())).hasMessageContaining("one label more");
         assertThatThrownBy(() -> bfs(List.of(), Map.of("maxDepth", 4L))).hasMessageContaining("maxDepth");
         assertThatThrownBy(() -> bfs(List.of(), Map.of("embeddingProperty", "x` DELETE n"))).hasMessageContaining("embeddingProperty");
+        assertThatThrownBy(() -> bfs(List.of(), Map.of("timeoutMs", Long.MAX_VALUE)))
+                .hasMessageContaining("config timeoutMs must be an integer in [1, 3600000]; got " + Long.MAX_VALUE);
+        assertThatThrownBy(() -> bfs(List.of(), Map.of("timeoutMs", 0L))).hasMessageContaining("config timeoutMs");
+        assertThatThrownBy(() -> bfs(List.of(), Map.of("maxVisits", Long.MAX_VALUE)))
+                .hasMessageContaining("config maxVisits must be an integer in [1, 1000000000]");
         try (Session session = driver.session()) {
             assertThatThrownBy(() -> session.run("CALL adapath.bfs([], [], [1.0], {})").list())
                     .hasMessageContaining("topicIds");

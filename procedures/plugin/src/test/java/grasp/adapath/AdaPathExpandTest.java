@@ -169,6 +169,8 @@ class AdaPathExpandTest {
         assertThatThrownBy(() -> expand(frontier, null, Map.of("beam", 3L))).hasMessageContaining("unknown config key 'beam'");
         assertThatThrownBy(() -> expand(frontier, null, Map.of("perPath", -1L))).hasMessageContaining("config perPath");
         assertThatThrownBy(() -> expand(frontier, null, Map.of("limit", 0L))).hasMessageContaining("config limit");
+        assertThatThrownBy(() -> expand(frontier, null, Map.of("timeoutMs", Long.MAX_VALUE)))
+                .hasMessageContaining("config timeoutMs must be an integer in [1, 3600000]; got " + Long.MAX_VALUE);
         assertThatThrownBy(() -> expand(frontier, Map.of("relation", "ASSOCIATED_WITH", "outgoing", false), Map.of()))
                 .hasMessageContaining("step lacks [label]");
         assertThatThrownBy(() -> expand(frontier, Map.of("relation", "R", "direction", "in", "label", "Gene"), Map.of()))

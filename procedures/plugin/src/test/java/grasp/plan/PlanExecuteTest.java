@@ -203,4 +203,32 @@ class PlanExecuteTest extends SmallKbTest {
                 .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, exactLimit, indexTopN, k, maxRows, tau, timeoutMs]");
         assertThat(kb.nodeCount()).isEqualTo(10L);
     }
+
+    @Test
+    void absurdBudgetsAreRefusedWithTheirRange() {
+        Map<String, Object> v = Map.of("a1", TestKb.E1);
+        for (long bad : new long[] {Long.MAX_VALUE, 100_000_001L, 0L, -1L, Long.MIN_VALUE}) {
+            assertThatThrownBy(() -> execute(ONE_HOP, v, null, Map.of("maxRows", bad)))
+                    .hasMessageContaining("config maxRows must be an integer in [1, 100000000]; got " + bad);
+        }
+        for (long bad : new long[] {Long.MAX_VALUE, 3_600_001L, 0L, -5L}) {
+            assertThatThrownBy(() -> execute(ONE_HOP, v, null, Map.of("timeoutMs", bad)))
+                    .hasMessageContaining("config timeoutMs must be an integer in [1, 3600000]; got " + bad);
+        }
+        assertThatThrownBy(() -> execute(ONE_HOP, v, null, Map.of("exactLimit", Long.MAX_VALUE)))
+                .hasMessageContaining("config exactLimit must be an integer in [0, 100000000]; got " + Long.MAX_VALUE);
+        assertThatThrownBy(() -> execute(ONE_HOP, v, null, Map.of("indexTopN", 0L)))
+                .hasMessageContaining("config indexTopN must be an integer in [1, 100000]; got 0");
+        for (long bad : new long[] {Long.MAX_VALUE, 100_001L, 0L, -1L}) {
+            Map<String, Object> params = Map.of("plan", plan("", "", DISEASE), "limit", bad, "relevance", RELEVANCE);
+            assertThatThrownBy(() -> kb.run("CALL grasp.plan.execute($plan, {}, $relevance, $limit)", params))
+                    .hasMessageContaining("limit must be between 1 and 100000; got " + bad);
+        }
+        // the documented maxima themselves are accepted and change nothing on a small graph
+        List<Record> rows = execute(ONE_HOP, v, null, Map.of("maxRows", 100_000_000L, "timeoutMs", 3_600_000L,
+                "exactLimit", 100_000_000L));
+        assertThat(ids(rows)).containsExactly("D:1", "D:2");
+        assertThat(kb.run("CALL grasp.plan.execute($plan, {}, $relevance, 100000)",
+                Map.of("plan", plan("", "", DISEASE), "relevance", RELEVANCE))).hasSize(3);
+    }
 }

@@ -1,6 +1,7 @@
 package grasp.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import grasp.testkb.SmallKbTest;
 import java.util.List;
@@ -143,8 +144,59 @@ class PlanValidateTest extends SmallKbTest {
         assertThat(errors).contains(
                 "anchor variable 'a1`) DETACH DELETE n //' is not allowed; variables match [A-Za-z][A-Za-z0-9_]{0,63} "
                         + "and do not start with 'b_'",
-                "anchor 'a1`) DETACH DELETE n //' type 'Disease`) DETACH DELETE n //' does not occur in the graph; "
-                        + "known labels: [Disease, Gene, Phenotype]");
+                "anchor 'a1`) DETACH DELETE n //' type 'Disease`) DETACH DELETE n //' is not allowed; names must be "
+                        + "strings matching ^[A-Za-z_][A-Za-z0-9_]{0,63}$ (ASCII letters, digits and underscores, not "
+                        + "starting with a digit, at most 64 characters)",
+                "hops[0]: relation 'HAS_PHENOTYPE`]-() DETACH DELETE n //' is not allowed; names must be strings matching "
+                        + "^[A-Za-z_][A-Za-z0-9_]{0,63}$ (ASCII letters, digits and underscores, not starting with a digit, "
+                        + "at most 64 characters)");
         assertThat(kb.nodeCount()).isEqualTo(10L);
+    }
+
+    /** Structurally wrong plans: wrong JSON types anywhere, nulls, nested garbage, missing fields. */
+    static final List<String> MALFORMED = List.of(
+            "{\"anchors\": [\"a\"], \"hops\": [], \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": [], \"hops\": [1], \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": [null], \"hops\": [null, true, 2.5, \"x\", [], {}], \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": [[{\"var\": \"a\"}]], \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": {\"var\": \"a\"}, \"hops\": \"a-t\", \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": 3, \"hops\": false, \"target\": \"t\"}",
+            "{\"target\": [\"t\", \"Disease\"]}",
+            "{\"target\": null}",
+            "{\"target\": {}}",
+            "{\"target\": {\"var\": 1, \"type\": null}}",
+            "{\"target\": {\"var\": {\"x\": [1, {\"y\": null}]}, \"type\": [\"Disease\"]}}",
+            "{\"anchors\": [{}], \"hops\": [{}], \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": [{\"var\": null, \"type\": \"Phenotype\", \"text\": 5, \"match_mode\": [\"name\"]}],"
+                    + " \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"anchors\": [{\"var\": \"a\", \"type\": \"Phenotype\"}], \"hops\": [{\"source\": \"a\", \"relation\": "
+                    + "[\"HAS_PHENOTYPE\"], \"target\": null, \"direction\": 3, \"source_type\": {}}],"
+                    + " \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"risk\": 5, \"relevance_text\": {}, \"n_cand\": \"5\"}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"n_cand\": 1.5}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"n_cand\": 1e400}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"n_cand\": 99999999999999999999999}",
+            "{\"target\": {\"var\": \"\", \"type\": \"\"}}",
+            "{\"anchors\": " + "[".repeat(5000) + "]".repeat(5000) + ", \"target\": {\"var\": \"t\", \"type\": \"Disease\"}}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"target\": {\"var\": \"u\", \"type\": \"Gene\"}}",
+            "{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}} trailing",
+            "null", "true", "42", "\"plan\"", "[]", "{", "   ");
+
+    @Test
+    void malformedPlansAreErrorsNeverExceptions() {
+        for (String plan : MALFORMED) {
+            Record row = validate(plan);
+            List<String> errors = row.get("errors").asList(v -> v.asString());
+            assertThat(row.get("valid").asBoolean()).as(plan).isFalse();
+            assertThat(errors).as(plan).isNotEmpty().noneMatch(error -> error.startsWith("plan could not be validated"));
+            assertThatThrownBy(() -> kb.run("CALL grasp.plan.compile($plan)", Map.of("plan", plan))).as(plan)
+                    .hasMessageContaining("invalid plan: ").hasMessageNotContaining("NullPointerException");
+        }
+        assertThat(errors(MALFORMED.get(0))).containsExactly("anchors[0] must be an object; got string");
+        assertThat(errors(MALFORMED.get(1))).containsExactly("hops[0] must be an object; got number");
+        assertThat(errors(MALFORMED.get(2))).contains("anchors[0] must be an object; got null", "hops[1] must be an object; "
+                + "got boolean", "hops[4] must be an object; got array", "hops[5].source is missing; expected a string");
+        assertThat(errors(MALFORMED.get(9))).containsExactlyInAnyOrder("target.var must be a string; got 1",
+                "target.type is missing; expected a string");
     }
 }

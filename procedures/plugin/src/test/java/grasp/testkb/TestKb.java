@@ -6,12 +6,14 @@ import grasp.plan.PlanProcedures;
 import grasp.schema.SchemaProcedures;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Session;
 import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilder;
 import org.neo4j.harness.Neo4jBuilders;
 
 /**
@@ -38,12 +40,17 @@ public final class TestKb implements AutoCloseable {
     private final Driver driver;
 
     public TestKb() {
-        neo4j = Neo4jBuilders.newInProcessBuilder()
+        this(builder -> builder);
+    }
+
+    /** A server that {@code configure} sets up further, e.g. with a shorter transaction monitor interval. */
+    public TestKb(UnaryOperator<Neo4jBuilder> configure) {
+        neo4j = configure.apply(Neo4jBuilders.newInProcessBuilder()
                 .withDisabledServer()
                 .withProcedure(SchemaProcedures.class)
                 .withProcedure(LinkProcedures.class)
                 .withProcedure(PlanProcedures.class)
-                .withFunction(VersionFunction.class)
+                .withFunction(VersionFunction.class))
                 .build();
         driver = GraphDatabase.driver(neo4j.boltURI(), AuthTokens.none());
         for (String label : List.of("Phenotype", "Disease", "Gene")) {
