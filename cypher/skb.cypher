@@ -6,9 +6,10 @@
 CREATE CONSTRAINT $name IF NOT EXISTS FOR (n:{{label}}) REQUIRE n.id IS UNIQUE;
 
 // name: merge_nodes
+// grasp_load stamps the load generation, so a reload can remove what the files no longer hold.
 UNWIND $rows AS row
 MERGE (n:{{label}} {id: row.id})
-SET n += row.properties, n.name = row.name
+SET n += row.properties, n.name = row.name, n.grasp_load = $generation
 RETURN count(n) AS written;
 
 // name: merge_edges
@@ -18,8 +19,48 @@ UNWIND $rows AS row
 MATCH (a:{{source_label}} {id: row.source})
 MATCH (b:{{target_label}} {id: row.target})
 MERGE (a)-[r:{{type}}]->(b)
-SET r += row.properties
+SET r += row.properties, r.grasp_load = $generation
 RETURN count(r) AS written;
+
+// name: nodes_without_id
+// Nodes of a schema label that grasp did not write (every node it writes has an id).
+MATCH (n:{{label}})
+WHERE n.id IS NULL
+RETURN count(n) AS count;
+
+// name: delete_stale_nodes
+// One batch of a label's nodes that the current load generation did not write (fixed ids, removed rows).
+MATCH (n:{{label}})
+WHERE n.grasp_load IS NULL OR n.grasp_load <> $generation
+WITH n LIMIT $batch
+DETACH DELETE n
+RETURN count(*) AS deleted;
+
+// name: delete_stale_edges
+MATCH (:{{source_label}})-[r:{{type}}]->(:{{target_label}})
+WHERE r.grasp_load IS NULL OR r.grasp_load <> $generation
+WITH r LIMIT $batch
+DELETE r
+RETURN count(*) AS deleted;
+
+// name: delete_label_nodes
+// One batch of a label's nodes, for `grasp skb drop`.
+MATCH (n:{{label}})
+WITH n LIMIT $batch
+DETACH DELETE n
+RETURN count(*) AS deleted;
+
+// name: drop_constraint
+// Names cannot be parameters in DROP; ours pass the identifier check.
+DROP CONSTRAINT {{name}} IF EXISTS;
+
+// name: drop_index
+DROP INDEX {{name}} IF EXISTS;
+
+// name: delete_meta
+MATCH (m:GraspMeta)
+WHERE m.key IN $keys
+DELETE m;
 
 // name: read_meta
 MATCH (m:GraspMeta {key: $key})
@@ -30,9 +71,11 @@ MERGE (m:GraspMeta {key: $key})
 SET m.value = $value;
 
 // name: node_page
-// One page of a label's nodes in id order, with the text fields the document renders.
+// One page of a label's nodes in id order, with the text fields the document renders. Ids may mix strings
+// and integers (JSONL keeps their type); ORDER BY puts strings before numbers, and `>` across the two types
+// is null, so after a string the integers still come. Nodes without an id are refused before loading.
 MATCH (n:{{label}})
-WHERE $after IS NULL OR n.id > $after
+WHERE n.id IS NOT NULL AND ($after IS NULL OR n.id > $after OR ($after IS :: STRING AND n.id IS :: INTEGER))
 RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS values, n.doc_hash AS doc_hash
 ORDER BY n.id
 LIMIT $limit;
@@ -92,7 +135,8 @@ RETURN count(n) AS count;
 // name: stored_vectors
 // One page of a label's stored documents and embeddings, in id order (what a vector pack is made from).
 MATCH (n:{{label}})
-WHERE ($after IS NULL OR n.id > $after) AND n.doc_embedding IS NOT NULL AND n.name_embedding IS NOT NULL
+WHERE n.id IS NOT NULL AND ($after IS NULL OR n.id > $after OR ($after IS :: STRING AND n.id IS :: INTEGER))
+  AND n.doc_embedding IS NOT NULL AND n.name_embedding IS NOT NULL
 RETURN n.id AS id, n.name AS name, n.doc AS doc, n.doc_hash AS doc_hash, n.name_embedding AS name_vector,
        n.doc_embedding AS doc_vector
 ORDER BY n.id

@@ -31,6 +31,7 @@ from grasp_agent.pipeline.options import FusionName, PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts, assemble_parts
 from grasp_agent.pipeline.results import SearchResult, search_result
 from grasp_agent.pipeline.state import PipelineState
+from grasp_agent.question_text import checked_question
 
 if TYPE_CHECKING:
     from grasp_agent.integrations.graphrag_retriever import GraspRetriever
@@ -91,16 +92,18 @@ class Grasp:
         return SearchOptions(k=k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
 
     def run(self, question: str, options: SearchOptions | None = None) -> PipelineState:
-        """The finished pipeline state: every stage's raw output (what the UI draws from)."""
-        state: PipelineState = {"question": question, "options": options or SearchOptions()}
+        """The finished pipeline state: every stage's raw output (what the UI draws from). An empty, over-long or
+        non-Unicode question raises QuestionError before any work."""
+        state: PipelineState = {"question": self._checked(question), "options": options or SearchOptions()}
         return self.pipeline.invoke(state)  # type: ignore[return-value]
 
     def search(self, question: str, k: int | None = None, *, fusion: FusionName | None = None,
                rerank: bool | None = None, rerank_k: int | None = None,
                planner: PlannerName | None = None) -> SearchResult:
         """The top `k` nodes for `question`. Branch, reranker and lookup failures are reported in
-        `result.failures` / `result.notes`; they do not raise. `fusion` and `rerank` default to the
-        configuration in force (`self.configuration`: fitted or packaged values, see pipeline.configuration)."""
+        `result.failures` / `result.notes`; they do not raise (a bad question raises QuestionError). `fusion`
+        and `rerank` default to the configuration in force (`self.configuration`: fitted or packaged values,
+        see pipeline.configuration)."""
         options = self.options(k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
         return search_result(self.run(question, options), options.k or self.parts.settings.result_k,
                              self.configuration)
@@ -108,7 +111,7 @@ class Grasp:
     def stream(self, question: str, options: SearchOptions | None = None) -> Iterator[StageEvent | SearchResult]:
         """A `StageEvent` as each stage ends (graph stages included), then the `SearchResult`."""
         options = options or SearchOptions()
-        state: PipelineState = {"question": question, "options": options}
+        state: PipelineState = {"question": self._checked(question), "options": options}
         final: Any = dict(state)
         start = time.perf_counter()
         chunk: Any
@@ -133,7 +136,8 @@ class Grasp:
         plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
         LLM pick each depth's frontier (the embedding scorer stands in, with a note, when no LLM is configured);
         `exclude_bank_queries` hides those bank queries (leave-template-out evaluation). Broken stages are in
-        `result.failures`, shortfalls in `result.notes`; nothing raises."""
+        `result.failures`, shortfalls in `result.notes`; only a bad question (QuestionError) raises."""
+        question = self._checked(question)
         notes = []
         wanted: Scorer = scorer or self.parts.settings.adapath_scorer
         if wanted == "llm" and self._llm is None:
@@ -143,6 +147,9 @@ class Grasp:
         result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
                                 exclude_bank_queries=exclude_bank_queries or ())
         return result.model_copy(update={"notes": [*notes, *result.notes]}) if notes else result
+
+    def _checked(self, question: str) -> str:
+        return checked_question(question, self.parts.settings.max_question_chars)
 
     @property
     def configuration(self) -> SearchConfiguration:

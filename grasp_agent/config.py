@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
+    neo4j_retry_s: float = Field(default=5.0, ge=0.0, le=300.0,
+                                 description="How long the driver retries a transaction that failed transiently")
 
     listen_address: str = "127.0.0.1"
     bolt_port: int = Field(default=7687, ge=1, le=65535)
@@ -50,6 +52,8 @@ class Settings(BaseSettings):
     java_home: Path | None = Field(default=None, description="JDK/JRE 17+ for the server; default JAVA_HOME or PATH")
     maven_command: str = "mvn"
     start_timeout_s: float = Field(default=180.0, gt=0)
+    allow_url_loads: bool = Field(default=False, description="Let LOAD CSV and apoc.load.* read URLs and files "
+                                  "(off: any database user could make the server fetch addresses)")
 
     # Embeddings
     embedder: Literal["minilm", "mpnet", "openai"] = "minilm"
@@ -98,8 +102,10 @@ class Settings(BaseSettings):
 
     # Graph branch (grasp.plan.execute's budget and scoring)
     graph_top_k: int = Field(default=100, ge=1, le=10_000, description="Targets the graph ranking keeps")
-    graph_timeout_ms: int = Field(default=5000, ge=1, description="Time budget of one plan execution")
-    graph_max_rows: int = Field(default=200_000, ge=1, description="Path rows one plan may enumerate")
+    graph_timeout_ms: int = Field(default=5000, ge=1, le=3_600_000,  # the plugin refuses more than an hour
+                                  description="Time budget of one plan execution")
+    graph_max_rows: int = Field(default=200_000, ge=1, le=100_000_000,
+                                description="Path rows one plan may enumerate")
     graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
@@ -133,9 +139,16 @@ class Settings(BaseSettings):
     reranker_path: Path | None = Field(default=None, description="listwise: an adapter folder from `grasp train "
                                        "reranker`; cross-encoder: a local sentence-transformers model")
     rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")
+    rerank_budget_s: float = Field(default=3.0, ge=0.0, le=3600.0, description="Seconds one search may spend "
+                                   "reranking, waiting for a slot included; past it the fused order is kept (0: no "
+                                   "limit, as `grasp eval` runs)")
+    rerank_slots: int = Field(default=1, ge=1, le=64, description="Searches that rerank at once; more only share "
+                              "the same cores (raise it with the cores)")
     rerank_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="The reranker's weight in the last RRF")
     rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")
     result_k: int = Field(default=20, ge=1, le=1000, description="Results a search returns by default")
+    max_question_chars: int = Field(default=2000, ge=16, le=100_000,
+                                    description="Longer questions are refused before any work")
 
     # AdaPath (path answers): Path-Bank retrieval and the guided beam search
     adapath_bank_queries: int = Field(default=20, ge=1, le=1000, description="Similar bank queries that vote")
@@ -148,7 +161,7 @@ class Settings(BaseSettings):
                                         description="llm scorer: candidates per depth it reads (best by cosine)")
     adapath_min_link_score: float = Field(default=0.8, ge=0.0, le=1.0,
                                           description="Cosine a mention's link needs to be a topic node")
-    adapath_timeout_ms: int = Field(default=2000, ge=1, description="Time budget of one path search")
+    adapath_timeout_ms: int = Field(default=2000, ge=1, le=3_600_000, description="Time budget of one path search")
 
     @field_validator("neo4j_uri")
     @classmethod

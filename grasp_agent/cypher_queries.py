@@ -12,10 +12,10 @@ from functools import cache
 from pathlib import Path
 
 from grasp_agent.errors import CypherFileError
+from grasp_agent.identifiers import is_identifier
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -74,7 +74,7 @@ def fill_identifiers(template: str, **identifiers: str) -> str:
         if key not in identifiers:
             raise CypherFileError(f"no value for identifier placeholder {{{{{key}}}}}")
         value = identifiers[key]
-        if not _IDENTIFIER.match(value):
+        if not is_identifier(value):
             raise CypherFileError(f"'{value}' is not a safe Cypher identifier for {{{{{key}}}}}: "
                                   "letters, digits and _ only, starting with a letter")
         return f"`{value}`"

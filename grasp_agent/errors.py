@@ -60,3 +60,7 @@ class DataFileError(GraspError):
         self.path = path
         self.line = line
         self.errors = errors or []
+
+
+class QuestionError(GraspError, ValueError):
+    """A question is empty, too long or not valid Unicode; nothing was run."""

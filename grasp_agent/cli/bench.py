@@ -232,3 +232,73 @@ def show_scale(result: ScaleResult) -> None:
     table.add_row("JVM heap used after load / queries",
                   f"{result.heap_used_mib_after_load:,.0f} / {result.heap_used_mib_after_queries:,.0f} MiB")
     console.print(table)
+
+
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+def _mib(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _secs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+@app.command()
+@friendly_errors
+def load(
+    threads: int = typer.Option(8, "--threads", min=1, max=64, help="Searches running at once."),
+    queries: int = typer.Option(200, "--queries", min=1, max=5000, help="Searches per pass (two passes: cold, warm)."),
+    seed: int = typer.Option(7, "--seed", help="Seed of the generated HPO questions (not the benchmark's 0: novel)."),
+    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
+    rerank: bool = typer.Option(True, "--rerank/--no-rerank", help="Rerank every search (the costly case)."),
+    budget: float = typer.Option(None, "--budget", min=0.0, help="Rerank budget per search in s (0: none); "
+                                 "default GRASP_RERANK_BUDGET_S."),
+    time_limit: float = typer.Option(1800.0, "--time-limit", min=1.0, help="Seconds for both passes; searches not "
+                                     "started by then are not run."),
+    json_out: Path = typer.Option(None, "--json-out", help="Also write the report as JSON here."),
+) -> None:
+    """Concurrent searches against the local instance: p50/p95/max, errors, reranks kept or skipped, memory."""
+    from urllib.parse import urlparse
+
+    from grasp_agent.api import Grasp
+    from grasp_agent.db.server import LocalServer
+    from grasp_agent.evaluation.load_bench import PassReport, run_load
+
+    settings = load_settings()
+    if settings.neo4j_uri is not None and urlparse(settings.neo4j_uri).hostname not in LOOPBACK_HOSTS:
+        raise typer.BadParameter(f"GRASP_NEO4J_URI={settings.neo4j_uri} is not on this machine; the load "
+                                 "benchmark only runs against loopback")
+    texts = [question.text for question in query_set(questions, queries, seed, None)][:queries]
+    budget_s = settings.rerank_budget_s if budget is None else budget
+    jvm_pid = None if settings.uses_external_server else LocalServer(settings).pid()
+
+    def show(done: PassReport) -> None:
+        console.print(f"{done.name} pass done: {len(done.outcomes)} of {done.planned} searches in "
+                      f"{done.wall_s:.1f} s", highlight=False)
+
+    with Grasp.from_config(settings, progress=True, rerank_budget_s=budget_s) as grasp:
+        if rerank and grasp.parts.reranker is None:
+            raise typer.BadParameter("--rerank needs a reranker; GRASP_RERANKER is 'none' (or pass --no-rerank)")
+        report = run_load(lambda text: grasp.search(text, rerank=rerank), texts, threads, rerank=rerank,
+                          budget_s=budget_s, time_limit_s=time_limit, jvm_pid=jvm_pid, progress=show)
+    table = Table("pass", "run", "errors", "p50 s", "p95 s", "max s", "reranked", "rerank skipped",
+                  "branch failures", "Python RSS MiB", "JVM RSS MiB",
+                  title=f"{report.questions} searches x 2 passes, {threads} threads, rerank {rerank} "
+                        f"(budget {budget_s:g} s)")
+    table.add_row("before", "", "", "", "", "", "", "", "", _mib(report.python_rss_before_mib),
+                  _mib(report.jvm_rss_before_mib))
+    for done in report.passes:
+        table.add_row(done.name, f"{len(done.outcomes)}/{done.planned}", str(len(done.errors)), _secs(done.p50_s),
+                      _secs(done.latency(0.95)), _secs(max(done.latencies, default=None)),
+                      str(done.count(lambda o: o.reranked)), str(done.count(lambda o: o.rerank_skipped)),
+                      str(done.count(lambda o: bool(o.failures))), _mib(done.python_rss_mib), _mib(done.jvm_rss_mib))
+    console.print(table)
+    for done in report.passes:
+        for error in sorted(set(done.errors))[:5]:
+            console.print(f"[red]{done.name}: {error}[/]", highlight=False)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(asdict(report), indent=1) + "\n", encoding="utf-8")
+        console.print(f"report written to {json_out}")

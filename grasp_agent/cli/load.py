@@ -48,6 +48,11 @@ def print_summary(summary: LoadSummary) -> None:
         console.print(f"  skipped {count:,} rows: {reason}")
     if summary.edges_missing_endpoint:
         console.print(f"  [yellow]{summary.edges_missing_endpoint:,} edges pointed at a missing node and were not written[/]")
+    for what, removed in (("nodes", summary.stale_nodes_removed), ("edges", summary.stale_edges_removed)):
+        if removed:
+            listed = ", ".join(f"{key} {count:,}" for key, count in removed.items())
+            console.print(f"  removed {sum(removed.values()):,} {what} an earlier load wrote that the files no longer "
+                          f"hold: {listed}")
     if not summary.already_loaded:
         stages = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
         console.print(f"time: {summary.total_seconds:.1f} s ({stages}); {summary.nodes_per_second:.0f} nodes/s")

@@ -15,6 +15,7 @@ from grasp_agent.errors import GraspError
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.graph_branch.ranking import format_path, witness_paths
 from grasp_agent.llm.factory import make_llm
+from grasp_agent.question_text import checked_question
 
 
 @friendly_errors
@@ -26,6 +27,7 @@ def plan(
 ) -> None:
     """Entity table, plan JSON, compiled Cypher and the top targets with scores and witness paths."""
     settings = load_settings()
+    question = checked_question(question, settings.max_question_chars)
     chosen = planner_name(planner, heuristic) or settings.planner
     if chosen == "llm" and settings.llm == "none":
         raise GraspError("--planner llm needs an LLM backend (GRASP_LLM)")

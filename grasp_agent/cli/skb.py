@@ -11,7 +11,7 @@ from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.db.connection import open_driver
 from grasp_agent.skb.info import read_skb_info
 
-app = typer.Typer(help="Inspect the loaded knowledge base.", no_args_is_help=True)
+app = typer.Typer(help="Inspect, export or drop the loaded knowledge base.", no_args_is_help=True)
 
 
 @app.command()
@@ -78,3 +78,33 @@ def export_vectors(
         console.print(f"{path}: {count:,} vectors, {path.stat().st_size / 2**20:.1f} MiB")
     if stored.other_models:
         console.print(f"[yellow]{stored.other_models:,} nodes hold vectors of other models and were left out[/]")
+
+
+@app.command()
+@friendly_errors
+def drop(yes: bool = typer.Option(False, "--yes", help="Do not ask; required when not run from a terminal.")) -> None:
+    """Remove the loaded SKB from the database: its nodes and edges, vector indexes, constraints, Path-Bank and
+    load bookkeeping (also what a failed or interrupted load left). Files on disk are kept."""
+    import sys
+
+    from grasp_agent.skb.cleanup import drop_skb
+
+    settings = load_settings()
+    with open_driver(settings) as driver:
+        infos = read_skb_info(driver, settings.neo4j_database)
+        if not infos:
+            console.print("No SKB is recorded in this database; nothing to drop.")
+            return
+        for skb in infos:
+            nodes = sum(skb.label_counts.values())
+            what = f"SKB '{skb.schema.name}' ({nodes:,} nodes) from database '{settings.neo4j_database}'"
+            if not yes:
+                if not sys.stdin.isatty():
+                    console.print(f"Refusing to drop the {what} without --yes (not a terminal).")
+                    raise typer.Exit(code=2)
+                typer.confirm(f"Drop the {what}?", abort=True)
+            with driver.session(database=settings.neo4j_database) as session:
+                removed = drop_skb(session, skb.schema)
+            listed = ", ".join(f"{label} {count:,}" for label, count in removed.nodes.items())
+            console.print(f"dropped '{skb.schema.name}': {removed.total:,} nodes ({listed}), its vector indexes, "
+                          "constraints, Path-Bank and load state")

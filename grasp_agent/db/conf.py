@@ -9,6 +9,9 @@ from grasp_agent.db.memory import MemoryPlan
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 UNRESTRICTED_PROCEDURES = "grasp.*,adapath.*,gds.*,apoc.*"
+# Every address: LOAD CSV and apoc.load.* then cannot make the server fetch URLs for any database user
+# (APOC checks the same list). GRASP_ALLOW_URL_LOADS=true lifts it; grasp itself never loads from URLs.
+BLOCK_ALL_ADDRESSES = "0.0.0.0/0,::/0"
 
 # The flags Neo4j 5.26's own launcher passes (server.jvm.additional in its default neo4j.conf), minus
 # -XX:+AlwaysPreTouch, which would touch the whole heap at start and slow every start by seconds.
@@ -62,7 +65,17 @@ def render_conf(settings: Settings, memory: MemoryPlan) -> str:
         f"server.memory.pagecache.size={memory.pagecache}",
         "dbms.usage_report.enabled=false",
     ]
+    if not settings.allow_url_loads:
+        lines.append(f"internal.dbms.cypher_ip_blocklist={BLOCK_ALL_ADDRESSES}")  # 5.26: internal namespace
     return "\n".join(lines) + "\n"
+
+
+def render_apoc_conf(settings: Settings) -> str:
+    """apoc.conf: file import/export off (APOC's defaults, stated so a copied config cannot turn them on)."""
+    enabled = "true" if settings.allow_url_loads else "false"
+    return ("# Written by `grasp db start`: GRASP_ALLOW_URL_LOADS=true allows imports from files and URLs.\n"
+            f"apoc.import.file.enabled={enabled}\n"
+            "apoc.export.file.enabled=false\n")
 
 
 def java_command(java: Path, settings: Settings, memory: MemoryPlan) -> list[str]:

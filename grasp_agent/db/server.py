@@ -13,7 +13,7 @@ from enum import Enum
 from pathlib import Path
 
 from grasp_agent.config import Settings
-from grasp_agent.db.conf import ENTRY_POINT, admin_command, java_command, render_conf
+from grasp_agent.db.conf import ENTRY_POINT, admin_command, java_command, render_apoc_conf, render_conf
 from grasp_agent.db.connection import open_driver
 from grasp_agent.db.credentials import generate_password_file, read_password_file
 from grasp_agent.db.memory import plan_memory, total_memory_bytes
@@ -96,10 +96,13 @@ class LocalServer:
         self._refuse_busy_ports()
         java = self._java()
         memory = plan_memory(total_memory_bytes(), self.settings.heap_size, self.settings.pagecache_size)
-        for sub in ("conf", "data", "logs", "run", "import"):
-            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        self._make_private_dirs()
         (self.dir / "conf" / "neo4j.conf").write_text(render_conf(self.settings, memory))
+        (self.dir / "conf" / "apoc.conf").write_text(render_apoc_conf(self.settings))
         self._ensure_initial_password(java)
+        auth = self.dir / "data" / "dbms" / "auth.ini"
+        if auth.exists():
+            auth.chmod(0o600)  # the password hash; Neo4j writes it 0644
         with self.console_log.open("ab") as console:
             process = subprocess.Popen(
                 java_command(java, self.settings, memory),
@@ -112,6 +115,13 @@ class LocalServer:
         self.pid_file.write_text(f"{process.pid}\n")
         self._wait_for_bolt(process.pid, started, process)
         return StartOutcome(pid=process.pid, seconds=time.monotonic() - started, already_running=False)
+
+    def _make_private_dirs(self) -> None:
+        """Store files, logs (query text) and the password hash are the user's alone, like the password file."""
+        for sub in ("conf", "data", "logs", "run", "import"):
+            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+            (self.dir / sub).chmod(0o700)
+        self.dir.chmod(0o700)
 
     def _java(self) -> Path:
         home = self.settings.java_home or (Path(os.environ["JAVA_HOME"]) if "JAVA_HOME" in os.environ else None)

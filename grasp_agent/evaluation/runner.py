@@ -99,7 +99,9 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
         raise EvaluationError("adapath needs a Path-Bank in the database: run `grasp adapath build-bank --queries F`")
     results = {name: SystemRuns(name) for name in chosen}
     pipeline_options = (options or SearchOptions()).model_copy(update={"k": DEPTH, "with_cypher": False,
-                                                                        "rerank": "grasp+rerank" in chosen})
+                                                                        "rerank": "grasp+rerank" in chosen,
+                                                                        # scores must not depend on the load
+                                                                        "rerank_budget_s": 0.0})
     for query in tqdm(queries, desc="evaluating", unit="query", disable=not progress):
         for name in chosen:
             if name in TEXT_BASELINES:

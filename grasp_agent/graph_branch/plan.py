@@ -24,6 +24,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grasp_agent.errors import GraspError
+from grasp_agent.identifiers import ANCHORED_IDENTIFIER_PATTERN
 
 
 # The Java side builds `$bindings_<var>` and `b_<var>` from variables, hence the alphabet and the b_ ban.
@@ -35,7 +36,7 @@ def _not_generated_name(value: str) -> str:
 
 Variable = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t"),
                      AfterValidator(_not_generated_name)]
-TypeName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+TypeName = Annotated[str, Field(pattern=ANCHORED_IDENTIFIER_PATTERN)]
 
 
 class PlanError(GraspError):

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.callbacks import CallbackManagerForToolRun
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field
 
+from grasp_agent.errors import QuestionError
 from grasp_agent.integrations.formatting import result_text
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class GraspSearchTool(BaseTool):
     args_schema: type[BaseModel] = GraspSearchInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     grasp: Any = Field(exclude=True)  # a Grasp; Any keeps pydantic from inspecting it
+    handle_tool_error: bool = True  # a refused question comes back as the tool's answer, not a crash
     default_k: int = 5
 
     def model_post_init(self, context: Any, /) -> None:
@@ -45,5 +47,8 @@ class GraspSearchTool(BaseTool):
     def _run(self, query: str, k: int | None = None,
              run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
         grasp: Grasp = self.grasp
-        result = grasp.search(query, k=k or self.default_k)
+        try:
+            result = grasp.search(query, k=k or self.default_k)
+        except QuestionError as error:  # the agent reads why and can ask again
+            raise ToolException(str(error)) from error
         return result_text(result), result.model_dump(mode="json")

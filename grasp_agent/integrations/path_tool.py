@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.callbacks import CallbackManagerForToolRun
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field
 
 from grasp_agent.adapath.result import PathResult
+from grasp_agent.errors import QuestionError
 
 if TYPE_CHECKING:
     from grasp_agent.api import Grasp
@@ -40,6 +41,7 @@ class GraspPathTool(BaseTool):
     args_schema: type[BaseModel] = PathQuestionInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     grasp: Any = Field(exclude=True)  # a Grasp; Any keeps pydantic from inspecting it
+    handle_tool_error: bool = True  # a refused question comes back as the tool's answer, not a crash
     default_k: int = 10
 
     def model_post_init(self, context: Any, /) -> None:
@@ -53,5 +55,8 @@ class GraspPathTool(BaseTool):
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
         grasp: Grasp = self.grasp
-        result = grasp.paths(question, k=self.default_k)
+        try:
+            result = grasp.paths(question, k=self.default_k)
+        except QuestionError as error:  # the agent reads why and can ask again
+            raise ToolException(str(error)) from error
         return path_text(result, self.default_k), result.model_dump(mode="json")

@@ -20,7 +20,7 @@ from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.pipeline.state import FinalRanking, GraphBranchState, PipelineState, StageSpan
-from grasp_agent.rerank.base import rerank
+from grasp_agent.rerank.budget import RerankBudgetExceeded
 from grasp_agent.rerank.documents import CandidateDocument, candidate_documents
 from grasp_agent.text_branch.fields import NodeId
 
@@ -50,9 +50,13 @@ def graph_stage(parts: PipelineParts, name: str, work: GraphWork) -> GraphNode:
         if state.get("graph_failure"):
             return {}
         start = time.perf_counter()
+        if skip := parts.availability.skip_reason():
+            return {"graph_failure": f"{name} skipped: {skip}",
+                    "graph_spans": {name: StageSpan(start, time.perf_counter())}}
         try:
             update = work(state, parts.graph_branch(state["options"].planner))
         except Exception as error:  # the branch boundary: see the module docstring
+            parts.availability.record_failure(error)
             logger.warning("graph branch failed at %s", name, exc_info=True)
             update = {"graph_failure": f"{name} failed: {describe(error)}"}
         return {**update, "graph_spans": {name: StageSpan(start, time.perf_counter())}}
@@ -147,9 +151,13 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
     notes: list[str] = []
     if not fused_ids:
         return FinalRanking((), (), False, None), notes
+    if skip := parts.availability.skip_reason():
+        notes.append(f"documents unavailable: {skip}; fused order kept")
+        return FinalRanking(tuple(fused_ids), fused_scores, False, None), notes
     try:
         documents = _documents(parts, state, fused_ids[:max(shown, depth if reranker else 0)])
     except Exception as error:  # documents are a nicety for display, but the reranker needs them
+        parts.availability.record_failure(error)
         logger.warning("document lookup failed", exc_info=True)
         notes.append(f"documents unavailable: {describe(error)}; fused order kept")
         return FinalRanking(tuple(fused_ids), fused_scores, False, None), notes
@@ -157,8 +165,11 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
         return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes
     try:
         head = [(node_id, documents[node_id].text) for node_id in fused_ids[:depth] if node_id in documents]
-        order = rerank(state["question"], head, reranker, depth)
+        order = parts.rerank_gate.rerank(state["question"], head, reranker, depth, options.rerank_budget_s)
         items = rerank_fusion(order, fused_ids, parts.rerank_weight, settings.rerank_rrf_k)
+    except RerankBudgetExceeded as error:  # under load: the fused order is a correct answer, given in time
+        notes.append(f"reranker {reranker.model_id} skipped: {error}; fused order kept")
+        return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes
     except Exception as error:  # a reranker failure must not cost the answer
         logger.warning("reranker failed", exc_info=True)
         notes.append(f"reranker {reranker.model_id} failed: {describe(error)}; fused order kept")

@@ -18,6 +18,8 @@ class SearchOptions(BaseModel):
     rerank: bool | None = Field(default=None, description="Rerank the fused head (when a reranker is configured); "
                                 "default: only when the reranker measured a gain on valid (see pipeline.configuration)")
     rerank_k: int | None = Field(default=None, ge=1, le=1000, description="Fused candidates the reranker reads")
+    rerank_budget_s: float | None = Field(default=None, ge=0.0, le=3600.0, description="Seconds reranking may take, "
+                                          "waiting for a slot included (0: unbounded); default: rerank_budget_s")
     planner: PlannerName | None = Field(
         default=None, description="llm (the configured LLM), heuristic or pathbank (the Path-Bank's meta-paths); "
         "default: GRASP_PLANNER"

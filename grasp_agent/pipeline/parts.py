@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neo4j import Driver
 
 from grasp_agent.adapath.bank_planner import PathBankPlanner
 from grasp_agent.adapath.bank_store import BankStore
 from grasp_agent.config import Settings
+from grasp_agent.db.availability import DatabaseAvailability
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
 from grasp_agent.fusion.tables import DynamicFusionTables
@@ -19,6 +20,7 @@ from grasp_agent.llm.base import GraspLLM
 from grasp_agent.pipeline.configuration import SearchConfiguration, choose_fusion_tables, resolve_configuration
 from grasp_agent.pipeline.options import PlannerName
 from grasp_agent.rerank.base import Reranker
+from grasp_agent.rerank.budget import RerankGate
 from grasp_agent.rerank.factory import make_reranker
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.fields import TextBranchError
@@ -39,6 +41,12 @@ class PipelineParts:
     reranker: Reranker | None
     fusion_tables: DynamicFusionTables
     configuration: SearchConfiguration  # the fusion/rerank values in force and where each came from
+    rerank_gate: RerankGate  # bounds what reranking may cost each search under load
+    availability: DatabaseAvailability = field(default_factory=DatabaseAvailability)  # skips a database that is down
+
+    def __post_init__(self) -> None:
+        if self.availability.probe is None:  # the probe is this driver's connectivity check
+            self.availability.probe = self.driver.verify_connectivity
 
     @property
     def schema(self) -> SkbSchema:
@@ -95,4 +103,4 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     reranker = make_reranker(settings, embedder, llm, schema)
     configuration = resolve_configuration(settings, tables, reranker.model_id if reranker is not None else None)
     return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable, reranker, tables.tables,
-                         configuration)
+                         configuration, RerankGate(settings.rerank_budget_s, settings.rerank_slots))

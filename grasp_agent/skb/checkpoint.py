@@ -13,6 +13,9 @@ class LoadState(BaseModel):
     skb: str
     fingerprint: str
     embedder: str
+    # Stamped on every node and edge this load writes (grasp_load); a reload counts up, and what the
+    # previous generation wrote but this one did not is removed.
+    generation: int = 1
     nodes_done: int = 0
     edges_done: int = 0
     nodes_complete: bool = False
@@ -23,6 +26,9 @@ class LoadState(BaseModel):
 
     def matches(self, fingerprint: str, embedder: str) -> bool:
         return self.fingerprint == fingerprint and self.embedder == embedder
+
+
+SCHEMA_KEY_PREFIX = "schema:"  # the schema stored at load time, one GraspMeta node per SKB
 
 
 def state_key(skb: str) -> str:

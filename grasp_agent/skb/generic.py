@@ -10,21 +10,25 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import re
+import math
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 
 from grasp_agent.errors import SourceFormatError
-from grasp_agent.skb.schema import SkbSchema
+from grasp_agent.identifiers import IDENTIFIER_PATTERN, is_identifier
+from grasp_agent.skb.schema import LOAD_GENERATION_PROPERTY, SkbSchema
 from grasp_agent.skb.source import EdgeRecord, NodeRecord, PropertyValue, SkbSource
 
 FORMATS = (".jsonl", ".csv")
 NODE_COLUMNS = ("id", "type", "name")
 EDGE_COLUMNS = ("source", "type", "target")
 LIST_SEPARATOR = "|"  # CSV cells holding several strings
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _HASH_CHUNK = 1 << 20
+# One property value of a few pages is a text field; a 10 MB value is a mistake that took the loader to 1.85 GB
+# RSS (documents are cut at the model's tokens anyway). Neo4j integers are 64-bit.
+MAX_VALUE_CHARS = 100_000
+INT64 = range(-(2**63), 2**63)
 
 NodeId = str | int
 Row = dict[str, object]
@@ -38,14 +42,50 @@ def _format(path: Path) -> str:
     return path.suffix.lower()
 
 
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a value a property can hold")
+
+
+def _check_value(path: Path, line: int, key: str, value: object) -> None:
+    """What Neo4j (and the Bolt encoder) cannot store, refused with the line instead of a driver traceback."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise SourceFormatError(path, line, f"{key!r} holds a lone surrogate {value[error.start]!r} at "
+                                    f"character {error.start}; text must be valid Unicode") from error
+        if len(value) > MAX_VALUE_CHARS:
+            raise SourceFormatError(path, line, f"{key!r} is {len(value):,} characters; a value may hold at most "
+                                    f"{MAX_VALUE_CHARS:,} (split long text into fields or shorten it)")
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int) and value not in INT64:
+        raise SourceFormatError(path, line, f"{key!r} is {value}, outside the 64-bit integers Neo4j stores; "
+                                "write it as a string")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise SourceFormatError(path, line, f"{key!r} is {value}; allowed: finite numbers")
+    elif isinstance(value, list):
+        for item in value:
+            _check_value(path, line, key, item)
+
+
+def _checked(path: Path, line: int, row: Row) -> Row:
+    for key, value in row.items():
+        _check_value(path, line, "a property name", key)
+        _check_value(path, line, key, value)
+    return row
+
+
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, Row]]:
     with path.open(encoding="utf-8-sig") as stream:
         for line, text in enumerate(stream, start=1):
             if not text.strip():
                 continue  # blank lines (a trailing newline, spacing) carry nothing
             try:
-                row = json.loads(text)
-            except json.JSONDecodeError as error:
+                row = json.loads(text, parse_constant=_no_constant)
+            except ValueError as error:
+                if not isinstance(error, json.JSONDecodeError):  # NaN / Infinity
+                    raise SourceFormatError(path, line, f"{error}: {text.strip()[:80]!r}") from error
                 raise SourceFormatError(
                     path, line, f"malformed JSON ({error.msg} at column {error.colno}): {text.strip()[:80]!r}"
                 ) from error
@@ -53,7 +93,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Row]]:
                 raise SourceFormatError(
                     path, line, f"expected a JSON object, got {type(row).__name__}: {text.strip()[:80]!r}"
                 )
-            yield line, row
+            yield line, _checked(path, line, row)
 
 
 def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
@@ -64,14 +104,14 @@ def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]
             if header is None or tuple(header[: len(required)]) != required:
                 raise SourceFormatError(path, 1, f"header is {header}; it must start with {list(required)}")
             extra = header[len(required) :]
-            bad = [name for name in extra if not _IDENTIFIER.match(name)] or sorted(
+            bad = [name for name in extra if not is_identifier(name)] or sorted(
                 {n for n in extra if extra.count(n) > 1}
             )
             if bad:
                 raise SourceFormatError(
                     path,
                     1,
-                    f"bad or repeated property columns {bad}; names must be unique and match {_IDENTIFIER.pattern}",
+                    f"bad or repeated property columns {bad}; names must be unique and match {IDENTIFIER_PATTERN}",
                 )
             line = reader.line_num + 1
             for cells in reader:
@@ -80,7 +120,8 @@ def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]
                         raise SourceFormatError(
                             path, line, f"{len(cells)} cells, header has {len(header)}: {cells[:6]}"
                         )
-                    yield line, {name: cell for name, cell in zip(header, cells, strict=True) if cell.strip()}
+                    row: Row = {name: cell for name, cell in zip(header, cells, strict=True) if cell.strip()}
+                    yield line, _checked(path, line, row)
                 line = reader.line_num + 1
         except csv.Error as error:
             raise SourceFormatError(path, reader.line_num, f"malformed CSV: {error}") from error
@@ -129,8 +170,10 @@ def _text_value(path: Path, line: int, key: str, value: object) -> PropertyValue
 
 
 def _edge_value(path: Path, line: int, key: str, value: object) -> PropertyValue | None:
-    if not _IDENTIFIER.match(key):
-        raise SourceFormatError(path, line, f"edge property name {key!r} must match {_IDENTIFIER.pattern}")
+    if not is_identifier(key):
+        raise SourceFormatError(path, line, f"edge property name {key!r} must match {IDENTIFIER_PATTERN}")
+    if key == LOAD_GENERATION_PROPERTY:
+        raise SourceFormatError(path, line, f"edge property name {key!r} is reserved: grasp stamps it on every edge")
     if value is None or value == [] or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str | int | float | bool):

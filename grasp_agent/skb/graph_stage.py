@@ -33,12 +33,16 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+def constraint_name(label: str) -> str:
+    return f"grasp_{label.lower()}_id"
+
+
 def create_constraints(session: Session, schema: SkbSchema) -> None:
     """One uniqueness constraint per node type on `id`; it is also the index edges look endpoints up by."""
     template = load_statements("skb.cypher")["node_constraint"]
     for node_type in schema.node_types:
         query = fill_identifiers(template, label=node_type.label)
-        session.run(query, name=f"grasp_{node_type.label.lower()}_id").consume()
+        session.run(query, name=constraint_name(node_type.label)).consume()
 
 
 def _check_node(schema: SkbSchema, record: NodeRecord) -> None:
@@ -56,14 +60,20 @@ def _check_edge(declared: set[tuple[str, str, str]], edge: EdgeRecord) -> None:
                                 f"does not declare; declared: {sorted(declared)}")
 
 
-def _write_node_batch(tx: ManagedTransaction, batch: list[NodeRecord], state: LoadState) -> Counter[str]:
+def _write_node_batch(tx: ManagedTransaction, schema: SkbSchema, batch: list[NodeRecord],
+                      state: LoadState) -> Counter[str]:
     template = load_statements("skb.cypher")["merge_nodes"]
     by_label: dict[str, list[dict[str, object]]] = defaultdict(list)
     for record in batch:
-        by_label[record.label].append({"id": record.id, "name": record.name, "properties": record.properties})
+        # Every text field of the type, absent ones as null: `SET n += ...` then removes a field that a fixed
+        # file no longer gives, so a reload converges to the files.
+        fields = dict.fromkeys(schema.node_type(record.label).text_fields)
+        by_label[record.label].append({"id": record.id, "name": record.name,
+                                       "properties": {**fields, **record.properties}})
     written: Counter[str] = Counter()
     for label, rows in by_label.items():
-        result = tx.run(fill_identifiers(template, label=label), rows=rows).single(strict=True)
+        result = tx.run(fill_identifiers(template, label=label), rows=rows,
+                        generation=state.generation).single(strict=True)
         written[label] += result["written"]
     # A copy: execute_write may retry this function, and the caller's state must only move on commit.
     write_state(tx, state.model_copy(update={"nodes_done": state.nodes_done + len(batch)}))
@@ -81,7 +91,7 @@ def _write_edge_batch(tx: ManagedTransaction, batch: list[EdgeRecord],
     missing = 0
     for (source_label, rel_type, target_label), rows in groups.items():
         query = fill_identifiers(template, source_label=source_label, type=rel_type, target_label=target_label)
-        count = tx.run(query, rows=rows).single(strict=True)["written"]
+        count = tx.run(query, rows=rows, generation=state.generation).single(strict=True)["written"]
         written[(source_label, rel_type, target_label)] += count
         missing += len(rows) - count
     write_state(tx, state.model_copy(update={"edges_done": state.edges_done + len(batch)}))
@@ -97,7 +107,7 @@ def write_nodes(session: Session, source: SkbSource, state: LoadState, batch_siz
         for batch in batched(remaining, batch_size):
             for record in batch:
                 _check_node(schema, record)
-            counts.nodes.update(session.execute_write(_write_node_batch, batch, state))
+            counts.nodes.update(session.execute_write(_write_node_batch, schema, batch, state))
             state.nodes_done += len(batch)
             bar.update(len(batch))
     state.nodes_complete = True

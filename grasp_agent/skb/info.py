@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
-from grasp_agent.skb.checkpoint import LoadState, read_state
-from grasp_agent.skb.loader import SCHEMA_KEY_PREFIX, read_schema
+from grasp_agent.skb.checkpoint import SCHEMA_KEY_PREFIX, LoadState, read_state
+from grasp_agent.skb.loader import read_schema
 from grasp_agent.skb.schema import SkbSchema
 
 

@@ -6,6 +6,7 @@ with the same embedder again is a no-op; an interrupted load continues after the
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -15,7 +16,8 @@ from grasp_agent.cypher_queries import fill_identifiers, load_statements
 from grasp_agent.db.schema import apply_schema
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
-from grasp_agent.skb.checkpoint import LoadState, read_state, write_meta, write_state
+from grasp_agent.skb.checkpoint import SCHEMA_KEY_PREFIX, LoadState, read_state, write_meta, write_state
+from grasp_agent.skb.cleanup import forget_load, refuse_foreign_nodes, remove_stale_edges, remove_stale_nodes
 from grasp_agent.skb.documents import DocumentBudget
 from grasp_agent.skb.embedding_stage import EmbeddingCounts, StageEmbedders, embed_label
 from grasp_agent.skb.graph_stage import GraphWriteCounts, create_constraints, write_edges, write_nodes
@@ -23,7 +25,7 @@ from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.skb.source import SkbSource
 from grasp_agent.skb.vector_indexes import create_vector_indexes, wait_until_online
 
-SCHEMA_KEY_PREFIX = "schema:"
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class LoadSummary:
     edges: dict[str, int] = field(default_factory=dict)  # "(:A)-[:T]->(:B)" -> count
     skipped: dict[str, int] = field(default_factory=dict)
     edges_missing_endpoint: int = 0
+    stale_nodes_removed: dict[str, int] = field(default_factory=dict)  # a reload: nodes the files no longer hold
+    stale_edges_removed: dict[str, int] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     embedded_texts: int = 0
     packed_texts: int = 0  # of embedded_texts, looked up in a vector pack
@@ -105,13 +109,38 @@ def load_skb(driver: Driver, database: str, source: SkbSource, embedder: GraspEm
         if state is not None and state.complete and state.matches(fingerprint, embedder.model_id) and not options.force:
             nodes, edges = count_in_database(session, schema)
             return LoadSummary(skb=schema.name, already_loaded=True, nodes=nodes, edges=edges)
+        previous, previous_schema = state, read_schema(session, schema.name)
         if state is None or not state.matches(fingerprint, embedder.model_id) or options.force:
-            state = LoadState(skb=schema.name, fingerprint=fingerprint, embedder=embedder.model_id)
+            refuse_foreign_nodes(session, schema)
+            generation = previous.generation + 1 if previous is not None else 1
+            state = LoadState(skb=schema.name, fingerprint=fingerprint, embedder=embedder.model_id,
+                              generation=generation)
         summary = LoadSummary(skb=schema.name, already_loaded=False)
-        _run_stages(session, source, schema, embedder, state, options, summary)
+        try:
+            _run_stages(session, source, schema, embedder, state, options, summary)
+        except BaseException:
+            if state.nodes_done == 0 and not state.nodes_complete:
+                _leave_no_trace(session, schema, previous, previous_schema)
+            raise
         summary.nodes, summary.edges = count_in_database(session, schema)
         summary.skipped = source.skipped()
     return summary
+
+
+def _leave_no_trace(session: Session, schema: SkbSchema, previous: LoadState | None,
+                    previous_schema: SkbSchema | None) -> None:
+    """A load that failed before its first batch committed wrote no data: put the bookkeeping back as it was, so
+    the database does not claim an SKB it does not hold (which refused every later load of another one)."""
+    try:
+        if previous is None:
+            forget_load(session, schema, drop_constraints=True)
+        else:
+            session.execute_write(write_state, previous)
+            if previous_schema is not None:
+                session.execute_write(write_meta, SCHEMA_KEY_PREFIX + schema.name, previous_schema.to_json())
+    except Exception:  # the load's own error is the one to raise; this cleanup is best effort
+        logger.warning("could not restore the load bookkeeping of %s after the failed load", schema.name,
+                       exc_info=True)
 
 
 def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder: GraspEmbedder, state: LoadState,
@@ -126,10 +155,14 @@ def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder
     graph_counts = GraphWriteCounts()
     if not state.nodes_complete:
         write_nodes(session, source, state, options.batch_size, graph_counts, options.progress)
+    # Idempotent, so a resumed load repeats it cheaply: nodes of earlier generations (ids fixed or removed in
+    # the files) go with their edges before documents list neighbour names.
+    summary.stale_nodes_removed = remove_stale_nodes(session, schema, state.generation)
     timed("nodes", started)
     started = time.monotonic()
     if not state.edges_complete:
         write_edges(session, source, state, options.batch_size, graph_counts, options.progress)
+    summary.stale_edges_removed = remove_stale_edges(session, schema, state.generation)
     summary.edges_missing_endpoint = graph_counts.edges_missing_endpoint
     timed("edges", started)
 

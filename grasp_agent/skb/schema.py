@@ -9,12 +9,29 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grasp_agent.errors import SchemaError
+from grasp_agent.identifiers import ANCHORED_IDENTIFIER_PATTERN
 
 # Labels, relation types and property names become Cypher identifiers (backticked, never formatted from
 # user input), so they are restricted to a safe alphabet up front.
-Identifier = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+Identifier = Annotated[str, Field(pattern=ANCHORED_IDENTIFIER_PATTERN)]
 
 ID_PROPERTY = "id"
+LOAD_GENERATION_PROPERTY = "grasp_load"
+
+# Names grasp writes itself: a schema using one would collide with the loader's bookkeeping (a `GraspMeta`
+# node type made the loader page through its own progress node forever) or overwrite stored documents and
+# vectors. Labels starting with these prefixes are ours (GraspMeta, AdaPathBank, AdaPathQuery, ...).
+RESERVED_LABEL_PREFIXES = ("Grasp", "AdaPath")
+RESERVED_PROPERTIES = frozenset({ID_PROPERTY, "name", "doc", "doc_hash", LOAD_GENERATION_PROPERTY})
+RESERVED_PROPERTY_SUFFIX = "_embedding"
+
+
+def reserved_label(label: str) -> bool:
+    return label.lower().startswith(tuple(prefix.lower() for prefix in RESERVED_LABEL_PREFIXES))
+
+
+def reserved_property(name: str) -> bool:
+    return name in RESERVED_PROPERTIES or name.lower().endswith(RESERVED_PROPERTY_SUFFIX)
 
 
 class NodeType(BaseModel):
@@ -25,6 +42,19 @@ class NodeType(BaseModel):
     text_fields: tuple[Identifier, ...] = Field(default=(), description="Properties rendered into the node document, in order")
     description: str = ""
     aliases: tuple[str, ...] = Field(default=(), description="Other words a question uses for this type, e.g. 'symptom'")
+
+    @model_validator(mode="after")
+    def _no_reserved_names(self) -> NodeType:
+        if reserved_label(self.label):
+            raise ValueError(f"node type label {self.label!r} is reserved: labels starting with "
+                             f"{list(RESERVED_LABEL_PREFIXES)} (any case) hold grasp's own bookkeeping")
+        reserved = [name for name in self.text_fields if reserved_property(name)]
+        if reserved:
+            raise ValueError(f"text fields {reserved} of {self.label} are reserved: grasp stores "
+                             f"{sorted(RESERVED_PROPERTIES)} and '*{RESERVED_PROPERTY_SUFFIX}' itself; rename them")
+        if len(set(self.text_fields)) != len(self.text_fields):
+            raise ValueError(f"text fields of {self.label} repeat a name: {list(self.text_fields)}")
+        return self
 
 
 class RelationPair(BaseModel):
@@ -40,6 +70,13 @@ class RelationType(BaseModel):
     type: Identifier
     pairs: tuple[RelationPair, ...] = Field(min_length=1)
     description: str = ""
+
+    @model_validator(mode="after")
+    def _not_reserved(self) -> RelationType:
+        if reserved_label(self.type):
+            raise ValueError(f"relation type {self.type!r} is reserved: types starting with "
+                             f"{list(RESERVED_LABEL_PREFIXES)} (any case) link grasp's own bookkeeping")
+        return self
 
 
 class SkbSchema(BaseModel):
@@ -93,7 +130,11 @@ class SkbSchema(BaseModel):
     def from_file(cls, path: Path) -> SkbSchema:
         if not path.is_file():
             raise SchemaError(f"schema file not found: {path}")
-        return cls.from_json(path.read_text(), str(path))
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise SchemaError(f"{path}: not UTF-8 text ({error}); save the schema as UTF-8") from error
+        return cls.from_json(text, str(path))
 
     def dumps_compact(self) -> str:
         return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from grasp_agent.errors import SourceFormatError
+from grasp_agent.identifiers import IDENTIFIER_PATTERN, is_identifier
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
 from grasp_agent.skb.source import EdgeRecord, NodeRecord, SkbSource
 from grasp_agent.skb.stark_text import node_name_and_text, text_field_order
@@ -70,7 +71,6 @@ _DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
         ),
     }
 )
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 
 def stark_label(type_name: str) -> str:
@@ -229,12 +229,12 @@ def _check_names(path: Path, names: Mapping[int, str], convert: Callable[[str], 
         raise SourceFormatError(path, None, f"type ids must be >= 0; got {sorted(names)}")
     converted = {type_id: convert(name) for type_id, name in names.items()}
     for type_id, identifier in converted.items():
-        if not _IDENTIFIER.match(identifier):
+        if not is_identifier(identifier):
             raise SourceFormatError(
                 path,
                 None,
                 f"type {type_id} {names[type_id]!r} maps to {identifier!r}, "
-                f"not an identifier matching {_IDENTIFIER.pattern}",
+                f"not an identifier matching {IDENTIFIER_PATTERN}",
             )
     if len(set(converted.values())) != len(converted):
         raise SourceFormatError(path, None, f"type names collide after conversion: {converted}")

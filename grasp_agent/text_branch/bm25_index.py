@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from grasp_agent.config import Settings
+from grasp_agent.identifiers import is_identifier
 from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
 from grasp_agent.text_branch.index_store import install_build
 from grasp_agent.text_branch.index_store import read_manifest as read_stored_manifest
@@ -36,7 +37,6 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 DEFAULT_TOP_K = 100
 _FINGERPRINT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")  # SKB names and field names
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def default_index_root(settings: Settings) -> Path:
 
 
 def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
-    if not _IDENTIFIER.match(skb_name):
+    if not is_identifier(skb_name):
         raise TextBranchError(f"SKB name {skb_name!r} is not an identifier: letters, digits and _, letter first")
     if not _FINGERPRINT.match(fingerprint):
         raise TextBranchError(f"fingerprint {fingerprint!r} cannot name a folder: use 1-128 of [A-Za-z0-9._-], "
@@ -134,7 +134,7 @@ class LexicalIndex:
     # ---- building and persistence ---------------------------------------------------------------------
     @classmethod
     def build(cls, corpus: FieldCorpus, config: Bm25Config = Bm25Config(), progress: bool = False) -> LexicalIndex:
-        bad = [name for name in corpus.fields if not _IDENTIFIER.match(name)]
+        bad = [name for name in corpus.fields if not is_identifier(name)]
         if bad:
             raise TextBranchError(f"field names {bad} cannot name index folders: letters, digits and _, letter first")
         tokenizer = QueryTokenizer(config)
@@ -239,8 +239,8 @@ def open_lexical_index(root: Path, skb_name: str, fingerprint: str, corpus: Call
         return LexicalIndex.load(directory)
     logger.info("building text index %s", directory)
     index = LexicalIndex.build(corpus(), config, progress)
-    install_build(directory, index.save, lambda path: read_manifest(path) is not None)
-    _remove_other_fingerprints(directory)
+    if install_build(directory, index.save, lambda path: read_manifest(path) is not None):
+        _remove_other_fingerprints(directory)
     return index
 
 

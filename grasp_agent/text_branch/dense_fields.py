@@ -258,8 +258,8 @@ def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callab
     logger.info("building dense index %s", directory)
     index = DenseFieldIndex.build(corpus(), embedder, fields=fields, include_document=include_document,
                                   progress=progress)
-    install_build(directory, index.save, lambda path: read_dense_manifest(path) is not None)
-    _remove_other_fingerprints(directory.parent)
+    if install_build(directory, index.save, lambda path: read_dense_manifest(path) is not None):
+        _remove_other_fingerprints(directory.parent)
     return index
 
 

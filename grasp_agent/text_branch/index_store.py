@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 
 def read_manifest(directory: Path, file_name: str, version: int) -> dict[str, Any] | None:
@@ -19,12 +22,23 @@ def read_manifest(directory: Path, file_name: str, version: int) -> dict[str, An
     return manifest if isinstance(manifest, dict) and manifest.get("format") == version else None
 
 
-def install_build(directory: Path, save: Callable[[Path], None], is_complete: Callable[[Path], bool]) -> None:
+def install_build(directory: Path, save: Callable[[Path], None], is_complete: Callable[[Path], bool]) -> bool:
     """Saves a build into a staging sibling and renames it into place, so an interrupted build leaves nothing
-    that loads; losing the rename to another process's build of the same content is fine."""
+    that loads; losing the rename to another process's build of the same content is fine.
+
+    A save that fails for lack of space or permission removes its staging folder and returns False: the
+    caller still has the build in memory and serves from it; the next start builds again.
+    """
     staging = directory.with_name(f".{directory.name}.building-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
-    save(staging)
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        save(staging)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        logger.warning("could not save the index to %s (%s); it is used from memory and built again on the "
+                       "next start", directory, error)
+        return False
     shutil.rmtree(directory, ignore_errors=True)
     try:
         staging.rename(directory)
@@ -32,3 +46,4 @@ def install_build(directory: Path, save: Callable[[Path], None], is_complete: Ca
         shutil.rmtree(staging, ignore_errors=True)
         if not is_complete(directory):
             raise
+    return True

@@ -15,10 +15,12 @@ from pydantic import ValidationError
 
 from grasp_agent.api import Grasp, StageEvent
 from grasp_agent.config import Settings
+from grasp_agent.errors import QuestionError
 from grasp_agent.pipeline.graph import STAGES
 from grasp_agent.pipeline.nodes import describe
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
+from grasp_agent.question_text import checked_question
 from grasp_agent.ui import graphs, panels, paths_view, tables
 
 logger = logging.getLogger(__name__)
@@ -75,7 +77,8 @@ def launch_options() -> dict[str, Any]:
 def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button, list[Any]]:
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label="Question", placeholder=EXAMPLES[0], lines=2, elem_id="question")
+            question = gr.Textbox(label="Question", placeholder=EXAMPLES[0], lines=2, elem_id="question",
+                                  max_length=settings.max_question_chars)
             run = gr.Button("Search", variant="primary", elem_id="search")
             gr.Examples(examples=[[text] for text in EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2), gr.Accordion("Settings", open=True):
@@ -137,7 +140,8 @@ def _paths_tab(grasp: Grasp) -> None:
                 "needed (the Path-Bank: `grasp adapath build-bank`); the answer is read off the paths.")
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label="Question", placeholder=PATH_EXAMPLES[0], lines=2, elem_id="path-question")
+            question = gr.Textbox(label="Question", placeholder=PATH_EXAMPLES[0], lines=2, elem_id="path-question",
+                                  max_length=grasp.parts.settings.max_question_chars)
             run = gr.Button("Find paths", variant="primary", elem_id="find-paths")
             gr.Examples(examples=[[text] for text in PATH_EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2):
@@ -173,10 +177,15 @@ def _about_panel(grasp: Grasp) -> None:
 def search_updates(grasp: Grasp, settings: Settings, text: str, fusion: str, rerank: bool, rerank_k: float,
                    planner: str) -> Iterator[dict[str, Any]]:
     """Panel updates for one search, as its stages end. Never raises: errors become a message on the page."""
-    question = (text or "").strip()
-    if not question:
+    if not (text or "").strip():
         gr.Warning("Type a question first.")
         yield {"status": "**Type a question first** (or pick one of the examples)."}
+        return
+    try:
+        question = checked_question(text, settings.max_question_chars)
+    except QuestionError as error:
+        gr.Warning(str(error))
+        yield {"status": f"**Question not accepted:** {error}"}
         return
     try:
         options = SearchOptions(fusion=fusion, rerank=rerank, rerank_k=int(rerank_k),  # type: ignore[arg-type]

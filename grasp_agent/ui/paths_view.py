@@ -12,6 +12,7 @@ import pandas as pd
 
 from grasp_agent.adapath.result import PathOut, PathResult
 from grasp_agent.api import Grasp
+from grasp_agent.errors import QuestionError
 from grasp_agent.pipeline.nodes import describe
 from grasp_agent.ui.graphs import ROLE_COLORS, iframe, network_html, new_network, placeholder
 
@@ -89,6 +90,8 @@ def path_updates(grasp: Grasp, text: str, meta_paths: str, scorer: str) -> dict[
         return {"path_answer": f"**Invalid settings:** meta-paths {meta_paths!r}, scorer {scorer!r}"}
     try:
         result = grasp.paths(question, meta_paths=meta_paths, scorer=scorer)  # type: ignore[arg-type]
+    except QuestionError as error:
+        return {"path_answer": f"**Question not accepted:** {error}"}
     except Exception as error:  # the page's boundary
         logger.warning("path search failed", exc_info=True)
         return {"path_answer": f"**Path search failed:** {describe(error)}"}

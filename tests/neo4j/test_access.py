@@ -85,3 +85,23 @@ def test_status_of_a_never_started_instance_says_so() -> None:
                             capture_output=True, text=True)
     assert result.returncode == 3
     assert "Neo4j instance 'never-started' is not running" in result.stdout
+
+
+def test_store_files_and_the_password_hash_are_private(running_server: LocalServer, test_settings: Settings) -> None:
+    instance = test_settings.instance_dir
+    for folder in (instance, instance / "data", instance / "logs", instance / "conf"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE((instance / "data" / "dbms" / "auth.ini").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("query", [
+    "CALL apoc.load.json($url) YIELD value RETURN value",
+    "LOAD CSV FROM $url AS row RETURN row",
+])
+def test_database_users_cannot_make_the_server_fetch_urls(running_server: LocalServer, test_settings: Settings,
+                                                          query: str) -> None:
+    from neo4j.exceptions import ClientError
+
+    url = f"http://127.0.0.1:{test_settings.http_port}/"  # the server's own HTTP port: reachable if not blocked
+    with open_driver(test_settings) as driver, pytest.raises(ClientError, match="is blocked via the configuration property"):
+        driver.execute_query(query, url=url)

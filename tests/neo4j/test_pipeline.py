@@ -113,6 +113,43 @@ def test_a_database_that_goes_down_leaves_the_text_answer(hpo_slice: object, tes
     assert any(note.startswith("documents unavailable") for note in result.notes)
 
 
+def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
+        hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+    """The driver reaches the server through a proxy; stopping the proxy is the server going away for it."""
+    import time
+
+    from neo4j import GraphDatabase
+
+    from grasp_agent.db.credentials import read_password_file
+    from tests.tcp_proxy import TcpProxy
+
+    with TcpProxy(test_settings.bolt_port) as proxy:
+        proxied = GraphDatabase.driver(f"bolt://127.0.0.1:{proxy.port}", connection_timeout=5.0,
+                                       max_transaction_retry_time=pipeline_settings.neo4j_retry_s,
+                                       auth=(test_settings.neo4j_user, read_password_file(test_settings.password_file)))
+        with proxied:
+            grasp = Grasp(assemble_parts(proxied, pipeline_settings, embedder))
+            assert not grasp.search("epileptic spasm", rerank=False).failures
+            proxy.stop()
+            started = time.monotonic()
+            first = grasp.search("epileptic spasm", rerank=False)
+            first_s = time.monotonic() - started
+            assert "graph" in first.failures and first.hits[0].node_id == "HP:0011097"
+            started = time.monotonic()
+            second = grasp.search("infantile spasms", rerank=False)
+            second_s = time.monotonic() - started
+            assert "skipped: Neo4j is unavailable" in second.failures["graph"]
+            assert any("documents unavailable: Neo4j is unavailable" in note for note in second.notes)
+            assert second.hits and second.hits[0].text_rank == 1
+            # the driver's retries are bounded by GRASP_NEO4J_RETRY_S (5 s), not its 30 s default, and the
+            # second search does not wait at all (bounds are loose for a busy 2-core machine)
+            assert first_s < pipeline_settings.neo4j_retry_s + 10 and second_s < 3, (first_s, second_s)
+            proxy.start()
+            grasp.parts.availability.cooldown_s = 0.0  # the next search probes the server at once
+            back = grasp.search("epileptic spasm", rerank=False)
+            assert not back.failures and back.hits[0].graph_rank is not None
+
+
 class _ScriptedLLMServer(ThreadingHTTPServer):
     """An OpenAI-compatible endpoint whose model writes sensible mentions but plans over an unknown type."""
 

@@ -162,6 +162,87 @@ def test_node_type_outside_the_schema_is_a_schema_error(empty_db: Driver, test_s
         load_skb(empty_db, test_settings.neo4j_database, Mislabelled(generic, 10**9), embedder, QUIET)
 
 
+def _generic(tmp_path: Path, nodes: str, edges: str | None = None) -> GenericSource:
+    (tmp_path / "nodes.jsonl").write_text(nodes, encoding="utf-8")
+    (tmp_path / "edges.jsonl").write_text(edges if edges is not None else (GENERIC / "edges.jsonl").read_text(),
+                                          encoding="utf-8")
+    return GenericSource(GENERIC / "schema.json", tmp_path / "nodes.jsonl", tmp_path / "edges.jsonl")
+
+
+def test_a_load_that_fails_before_writing_leaves_no_trace(empty_db: Driver, test_settings: Settings,
+                                                          embedder: GraspEmbedder, tmp_path: Path) -> None:
+    bad = _generic(tmp_path, (GENERIC / "nodes.jsonl").read_text() + '{"id": "x", "type": "Robot", "name": "R"}\n')
+    with pytest.raises(SourceFormatError, match=r"nodes.jsonl:6"):
+        load_skb(empty_db, test_settings.neo4j_database, bad, embedder, LoadOptions(progress=False))
+    meta, _, _ = empty_db.execute_query("MATCH (m:GraspMeta) RETURN m.key AS key")
+    assert [row["key"] for row in meta] == []  # no SKB is claimed, so another one loads
+    constraints, _, _ = empty_db.execute_query("SHOW CONSTRAINTS YIELD name WHERE name STARTS WITH 'grasp_' "
+                                               "AND name <> 'grasp_meta_key' RETURN name")
+    assert constraints == []
+    stark = StarkSource(FIXTURES / "stark" / "prime", "prime")
+    assert not load_skb(empty_db, test_settings.neo4j_database, stark, embedder, QUIET).already_loaded
+
+
+def test_a_reload_of_fixed_files_converges_to_them(empty_db: Driver, test_settings: Settings,
+                                                   embedder: GraspEmbedder, tmp_path: Path) -> None:
+    nodes, edges = (GENERIC / "nodes.jsonl").read_text(), (GENERIC / "edges.jsonl").read_text()
+    # first load: a typo'd id, a field and an edge that the fixed files no longer have
+    typo_nodes = nodes.replace('"f1"', '"f1x"').replace('"bio": "Japanese actress."',
+                                                       '"bio": "Japanese actress.", "aliases": "Rumi"')
+    typo_edges = edges.replace('"f1"', '"f1x"') + '{"source": "p2", "type": "ACTED_IN", "target": "f2"}\n'
+    (tmp_path / "typo").mkdir()
+    load_skb(empty_db, test_settings.neo4j_database, _generic(tmp_path / "typo", typo_nodes, typo_edges), embedder,
+             QUIET)
+    (tmp_path / "fixed").mkdir()
+    fixed = _generic(tmp_path / "fixed", nodes, edges)
+    summary = load_skb(empty_db, test_settings.neo4j_database, fixed, embedder, QUIET)
+    assert summary.stale_nodes_removed == {"Film": 1}
+    assert summary.stale_edges_removed == {"(:Person)-[:ACTED_IN]->(:Film)": 1}
+    assert _db_counts(empty_db) == _source_counts(fixed)
+    ids, _, _ = empty_db.execute_query("MATCH (n) WHERE NOT n:GraspMeta RETURN n.id AS id ORDER BY id")
+    assert [row["id"] for row in ids] == sorted(str(record.id) for record in fixed.nodes())
+    aliases, _, _ = empty_db.execute_query("MATCH (p:Person {id: 'p2'}) RETURN p.aliases AS aliases, p.doc AS doc")
+    assert aliases[0]["aliases"] is None and "Rumi\n" not in aliases[0]["doc"]
+    found, _, _ = empty_db.execute_query(
+        "CALL db.index.vector.queryNodes('grasp_film_name', 5, $v) YIELD node RETURN collect(node.id) AS ids",
+        v=list(embedder.embed_query("Spirited Away")))
+    assert "f1x" not in found[0]["ids"] and "f1" in found[0]["ids"]
+
+
+def test_nodes_grasp_did_not_write_are_refused_before_loading(empty_db: Driver, test_settings: Settings,
+                                                              embedder: GraspEmbedder) -> None:
+    empty_db.execute_query("CREATE (:Film {name: 'foreign'}), (:Film {name: 'also foreign'})")
+    source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    with pytest.raises(GraspError, match=r"nodes without an `id` in the schema's labels \{'Film': 2\}"):
+        load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    nodes, _ = _db_counts(empty_db)
+    assert nodes == Counter({"Film": 2})  # nothing written, nothing of theirs touched
+
+
+def test_skb_drop_removes_the_loaded_skb_and_a_new_one_loads(empty_db: Driver, test_settings: Settings,
+                                                              embedder: GraspEmbedder) -> None:
+    import subprocess
+
+    from tests.conftest import TEST_INSTANCE_ENV, cli_env
+    from tests.neo4j.test_stack import GRASP
+
+    source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
+    load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    env = cli_env(TEST_INSTANCE_ENV)
+    refused = subprocess.run([GRASP, "skb", "drop"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 2 and "without --yes" in refused.stdout
+    assert sum(_db_counts(empty_db)[0].values()) == 5
+    dropped = subprocess.run([GRASP, "skb", "drop", "--yes"], env=env, capture_output=True, text=True)
+    assert dropped.returncode == 0, dropped.stderr
+    assert "dropped 'films': 5 nodes" in " ".join(dropped.stdout.split())
+    left, _, _ = empty_db.execute_query("MATCH (n) RETURN count(n) AS n")
+    assert left[0]["n"] == 0
+    indexes, _, _ = empty_db.execute_query("SHOW INDEXES YIELD name WHERE name STARTS WITH 'grasp_film' RETURN name")
+    assert indexes == []
+    stark = StarkSource(FIXTURES / "stark" / "prime", "prime")
+    assert not load_skb(empty_db, test_settings.neo4j_database, stark, embedder, QUIET).already_loaded
+
+
 # --- HPO: a real slice, loaded once for the tests below ---------------------------------------------------
 
 def test_hpo_slice_counts_match_the_source(hpo_slice: HpoSource, driver: Driver) -> None:

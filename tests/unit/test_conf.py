@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from grasp_agent.config import Settings
-from grasp_agent.db.conf import java_command, render_conf
+from grasp_agent.db.conf import java_command, render_apoc_conf, render_conf
 from grasp_agent.db.memory import MemoryPlan
 
 MEMORY = MemoryPlan(heap="1024m", pagecache="512m")
@@ -40,3 +40,12 @@ def test_java_command_has_heap_opens_and_the_launcher_classpath_order(tmp_path: 
     assert [Path(entry).parent.name for entry in classpath] == ["plugins", "conf", "lib"]
     assert command[-3] == "org.neo4j.server.CommunityEntryPoint"
     assert command[-2] == f"--home-dir={tmp_path / '.grasp/instances/default'}"
+
+
+def test_the_server_fetches_no_urls_unless_the_user_opts_in(tmp_path: Path) -> None:
+    closed = _conf(render_conf(_settings(tmp_path), MEMORY))
+    assert closed["internal.dbms.cypher_ip_blocklist"] == "0.0.0.0/0,::/0"
+    assert _conf(render_apoc_conf(_settings(tmp_path)))["apoc.import.file.enabled"] == "false"
+    opened = _settings(tmp_path, allow_url_loads=True)
+    assert "internal.dbms.cypher_ip_blocklist" not in _conf(render_conf(opened, MEMORY))
+    assert _conf(render_apoc_conf(opened))["apoc.import.file.enabled"] == "true"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -106,6 +107,17 @@ def test_fingerprint_follows_content(tmp_path: Path) -> None:
             NODES + '{"id": "p1", "type": "Studio", "name": "Toho"}\n',
             r"nodes\.jsonl:6: duplicate node id 'p1', first at line 1; ids must be unique across all node types",
         ),
+        (
+            '{"id": 9223372036854775808, "type": "Person", "name": "A"}\n',
+            r"nodes\.jsonl:1: 'id' is 9223372036854775808, outside the 64-bit integers Neo4j stores",
+        ),
+        ('{"id": "p1", "type": "Person", "name": "A\\ud800"}\n', r"nodes\.jsonl:1: 'name' holds a lone surrogate"),
+        ('{"id": "f1", "type": "Film", "name": "A", "plot": NaN}\n', r"nodes\.jsonl:1: NaN is not a value"),
+        ('{"id": "f1", "type": "Film", "name": "A", "plot": -Infinity}\n', r"nodes\.jsonl:1: -Infinity is not a"),
+        (
+            '{"id": "f1", "type": "Film", "name": "A", "plot": "' + "x" * 100_001 + '"}\n',
+            r"nodes\.jsonl:1: 'plot' is 100,001 characters; a value may hold at most 100,000",
+        ),
     ],
 )
 def test_bad_nodes_name_file_line_and_value(tmp_path: Path, nodes: str, message: str) -> None:
@@ -145,6 +157,14 @@ def test_bad_nodes_name_file_line_and_value(tmp_path: Path, nodes: str, message:
             r"edges\.jsonl:1: edge property name 'the role' must match",
         ),
         ('{"source": "p1", "type": "DIRECTED", "target": "f1"}\n{oops}\n', r"edges\.jsonl:2: malformed JSON"),
+        (
+            '{"source": "p2", "type": "ACTED_IN", "target": "f1", "weight": 1e400}\n',
+            r"edges\.jsonl:1: 'weight' is inf; allowed: finite numbers",
+        ),
+        (
+            '{"source": "p2", "type": "ACTED_IN", "target": "f1", "ranks": [1, -9223372036854775809]}\n',
+            r"edges\.jsonl:1: 'ranks' is -9223372036854775809, outside the 64-bit integers",
+        ),
     ],
 )
 def test_bad_edges_name_file_line_and_value(tmp_path: Path, edges: str, message: str) -> None:
@@ -199,3 +219,32 @@ def test_bad_files_are_named(tmp_path: Path) -> None:
     shutil.copy(EXAMPLE / "edges.jsonl", tmp_path / "edges.jsonl")
     with pytest.raises(SourceFormatError, match=r"nodes\.jsonl: not UTF-8 text"):
         list(GenericSource(EXAMPLE / "schema.json", tmp_path / "nodes.jsonl", tmp_path / "edges.jsonl").nodes())
+
+
+def test_a_schema_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    (tmp_path / "schema.json").write_bytes((EXAMPLE / "schema.json").read_bytes().replace(b"Film", b"F\xefilm", 1))
+    with pytest.raises(SchemaError, match=r"schema\.json: not UTF-8 text"):
+        GenericSource(tmp_path / "schema.json", EXAMPLE / "nodes.jsonl", EXAMPLE / "edges.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("node_type", "relation", "message"),
+    [
+        ({"label": "GraspMeta"}, None, r"node type label 'GraspMeta' is reserved"),
+        ({"label": "adapathQuery"}, None, r"node type label 'adapathQuery' is reserved"),
+        ({"label": "Film", "text_fields": ["plot", "doc"]}, None, r"text fields \['doc'\] of Film are reserved"),
+        ({"label": "Film", "text_fields": ["id"]}, None, r"text fields \['id'\] of Film are reserved"),
+        ({"label": "Film", "text_fields": ["plot_embedding"]}, None, r"\['plot_embedding'\] of Film are reserved"),
+        ({"label": "Film", "text_fields": ["plot", "plot"]}, None, r"text fields of Film repeat a name"),
+        ({"label": "Film"}, "ADAPATH_USES", r"relation type 'ADAPATH_USES' is reserved"),
+    ],
+)
+def test_the_schema_refuses_names_grasp_writes_itself(node_type: dict[str, object], relation: str | None,
+                                                      message: str) -> None:
+    from grasp_agent.skb.schema import SkbSchema
+
+    schema: dict[str, object] = {"name": "films", "node_types": [node_type]}
+    if relation:
+        schema["relation_types"] = [{"type": relation, "pairs": [{"source": "Film", "target": "Film"}]}]
+    with pytest.raises(SchemaError, match=message):
+        SkbSchema.from_json(json.dumps(schema))
