@@ -123,6 +123,10 @@ class Settings(BaseSettings):
         default=None, description="RRF policy; default: the one the fusion tables in force chose on valid, else static")
     fusion_graph_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="static: the graph ranking's weight")
     fusion_k: float = Field(default=60.0, gt=0.0, description="static: RRF's k")
+    type_policy: Literal["prior", "filter", "none"] = Field(
+        default="prior", description="When the question asks for a type (the plan's target, else its words): prior "
+        "puts the nodes of that type first in the fused and final lists, filter drops text candidates of other "
+        "types before fusion, none leaves both lists as fused")
     fusion_tables: Path | None = Field(
         default=None, description="dynamic: fitted tables (JSON). Default: <project_root>/.grasp/fusion/<skb>.json, "
         "else the built-in tables"
@@ -140,10 +144,10 @@ class Settings(BaseSettings):
                                        "reranker`; cross-encoder: a local sentence-transformers model")
     rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")
     rerank_budget_s: float = Field(default=3.0, ge=0.0, le=3600.0, description="Seconds one search may spend "
-                                   "reranking, waiting for a slot included; past it the fused order is kept (0: no "
-                                   "limit, as `grasp eval` runs)")
-    rerank_slots: int = Field(default=1, ge=1, le=64, description="Searches that rerank at once; more only share "
-                              "the same cores (raise it with the cores)")
+                                   "scoring with the reranker; past it the fused order is kept (0: no limit, as "
+                                   "`grasp eval` runs)")
+    rerank_slots: int = Field(default=1, ge=1, le=64, description="Searches that rerank at once; one that finds "
+                              "them all busy keeps its fused order rather than queue (raise it with the cores)")
     rerank_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="The reranker's weight in the last RRF")
     rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")
     result_k: int = Field(default=20, ge=1, le=1000, description="Results a search returns by default")

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from neo4j import Driver
-from neo4j.exceptions import Neo4jError
+from neo4j.exceptions import DriverError, Neo4jError  # DriverError: the server is gone (ServiceUnavailable)
 
 from grasp_agent.adapath.answer import PathAnswer, answer_from_paths
 from grasp_agent.adapath.metapath import MetaPath
@@ -100,13 +100,13 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
         table = None
         try:  # also with given topics: the table carries the answer type (and the planner's anchors)
             table = parts.branch.link(parts.branch.extract(state["question"], notes))
-        except (GraspError, Neo4jError, LLMError) as error:
+        except (GraspError, Neo4jError, DriverError, LLMError) as error:
             failures.append(f"entity linking failed: {error}")
         given, known = state.get("topic_ids"), None
         if given:
             try:
                 known = _known_topics(parts, given)
-            except Neo4jError as error:
+            except (Neo4jError, DriverError) as error:
                 failures.append(f"reading the topic nodes failed: {error}")
         analysis = analyse_question(state["question"], table, parts.branch.context.labels, topic_ids=given,
                                     hop_guesser=parts.hop_guesser, min_link_score=parts.min_link_score,
@@ -133,7 +133,7 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
                 parts.driver, parts.database, vector, options, hops=analysis.hops,
                 answer_label=analysis.answer_label, start_labels=[t.label for t in analysis.topics if t.label],
                 meta_paths=given, use_bank=mode == "bank", exclude_bank_queries=state.get("exclude_bank_queries", []))
-        except (GraspError, Neo4jError) as error:
+        except (GraspError, Neo4jError, DriverError) as error:
             failures.append(f"Path-Bank retrieval failed ({error}); unguided search")
             search = PathSearch(scorer=options.scorer)
         return {"search": search, "notes": notes, "failures": failures}
@@ -149,7 +149,7 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
         try:
             found = search_paths(parts.driver, parts.database, found, state["question"], vector,
                                  analysis.topic_ids, state.get("options", parts.options), parts.llm)
-        except (GraspError, Neo4jError) as error:
+        except (GraspError, Neo4jError, DriverError) as error:
             failures.append(f"path search failed: {error}")
         return {"search": found, "notes": notes, "failures": failures}
 
@@ -181,7 +181,7 @@ def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str],
         return []
     try:
         outcome = parts.branch.plan(state["question"], table)
-    except (GraspError, Neo4jError, LLMError) as error:
+    except (GraspError, Neo4jError, DriverError, LLMError) as error:
         failures.append(f"the planner failed ({error}): unguided search")
         return []
     if outcome.plan is None:

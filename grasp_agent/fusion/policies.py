@@ -33,6 +33,7 @@ class FusionResult:
     note: str | None = None  # why the weight is what it is, for explanations and logs
     bucket: int | None = None  # dynamic fusion: index into BUCKET_LABELS
     risk: Risk | None = None  # dynamic fusion: the plan's risk
+    asked_type: str | None = None  # the type the question asks for, when a type policy put it first (answer_type)
 
     @property
     def text_weight(self) -> float:

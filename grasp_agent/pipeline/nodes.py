@@ -12,11 +12,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol, cast
 
+from grasp_agent.fusion.answer_type import asked_type_first, of_asked_type
 from grasp_agent.fusion.policies import FusionResult, dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import rerank_fusion
 from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.graph_branch.schema_paths import target_type
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.pipeline.state import FinalRanking, GraphBranchState, PipelineState, StageSpan
@@ -121,10 +124,39 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
     text_ids = list(text.ids) if text is not None else []
     settings = parts.settings
     planning = state.get("planning")
+    policy = state["options"].type_policy or settings.type_policy
+    asked = asked_type(parts, state) if policy != "none" else None
+    if asked is not None and policy == "filter":
+        text_ids = of_asked_type(text_ids, node_labels(parts, state, text_ids), asked)
     mode = state["options"].fusion or parts.configuration.fusion_policy.value
     if mode == "dynamic" and planning is not None and planning.plan is not None:
-        return dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
-    return static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
+        result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
+    else:
+        result = static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
+    if asked is None or policy != "prior":
+        return result
+    labels = node_labels(parts, state, cast(list[NodeId], result.ids))
+    return replace(result, items=tuple(asked_type_first(result.items, lambda item: labels.get(cast(NodeId, item.id)),
+                                                        asked)),
+                   asked_type=asked)
+
+
+def asked_type(parts: PipelineParts, state: PipelineState) -> str | None:
+    """The plan's target type, else the type the question's words ask for ("Which diseases ..."), else None."""
+    planning = state.get("planning")
+    if planning is not None and planning.plan is not None:
+        return planning.plan.target.type
+    return target_type(state["question"], parts.schema)
+
+
+def node_labels(parts: PipelineParts, state: PipelineState, ids: Sequence[NodeId]) -> dict[NodeId, str]:
+    """The type of each id: the text index knows every node; graph targets have the plan's type."""
+    labels: dict[NodeId, str] = dict(parts.text_branch.labels_of(ids)) if parts.text_branch is not None else {}
+    planning = state.get("planning")
+    graph = state.get("graph_ranking")
+    if planning is not None and planning.plan is not None and graph is not None:
+        labels.update({node_id: planning.plan.target.type for node_id in graph.node_ids})
+    return labels
 
 
 def rerank_node(parts: PipelineParts) -> PipelineNode:
@@ -167,6 +199,9 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
         head = [(node_id, documents[node_id].text) for node_id in fused_ids[:depth] if node_id in documents]
         order = parts.rerank_gate.rerank(state["question"], head, reranker, depth, options.rerank_budget_s)
         items = rerank_fusion(order, fused_ids, parts.rerank_weight, settings.rerank_rrf_k)
+        if (asked := fusion.asked_type) is not None:  # the reranker's order must not undo the type prior
+            labels = node_labels(parts, state, fused_ids)
+            items = asked_type_first(items, lambda item: labels.get(cast(NodeId, item.id)), asked)
     except RerankBudgetExceeded as error:  # under load: the fused order is a correct answer, given in time
         notes.append(f"reranker {reranker.model_id} skipped: {error}; fused order kept")
         return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes

@@ -1,11 +1,12 @@
 """What reranking may cost one search: a few searches rerank at once, each within a time budget.
 
-A cross-encoder reads every (question, candidate document) pair: about a second for 50 candidates on two
+A cross-encoder reads every (question, candidate document) pair: about 1.6 s for 50 candidates on two
 cores. Eight searches reranking at once share the same cores, so each takes eight times as long, and a
 search's latency grows with the load instead of staying near its own cost. The gate admits `slots` searches
-at a time (more would only share the cores) and gives each `budget_s` seconds, waiting for a slot included;
-scoring goes in chunks, the deadline checked between them, so a search that runs out keeps its fused order
-(a correct ranking, one step less refined) after at most one chunk past the deadline.
+at a time (more would only share the cores); a search that finds every slot taken does not queue (waiting
+would add the others' reranking to its latency) but keeps its fused order at once, a correct ranking one
+step less refined. An admitted search gets `budget_s` seconds: scoring goes in chunks, the deadline checked
+between them, so it stops at most one chunk past the deadline and keeps its fused order too.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ class RerankBudgetExceeded(RerankError):
 
 @dataclass
 class RerankGate:
-    """`slots` concurrent reranks, `budget_s` seconds each (0: no budget, as evaluation wants: it measures the
-    model, not the machine's load)."""
+    """`slots` concurrent reranks, `budget_s` seconds of scoring each (0: no budget, as evaluation wants: it
+    measures the model, not the machine's load; evaluation runs one search at a time, so a slot is free)."""
 
     budget_s: float
     slots: int = 1
@@ -43,14 +44,14 @@ class RerankGate:
     def rerank(self, query: str, candidates: Sequence[tuple[Id, str]], reranker: Reranker, k: int,
                budget_s: float | None = None) -> list[Id]:
         """`rerank` of the first `k` candidates within `budget_s` (default: the gate's); RerankBudgetExceeded
-        when the wait for a slot or the scoring runs past it."""
+        when every slot is taken or the scoring runs past the budget."""
         budget = self.budget_s if budget_s is None else budget_s
         if budget < 0:
             raise RerankError(f"rerank budget {budget} s refused; allowed: >= 0 (0: unbounded)")
         started = self.clock()
-        if not self._semaphore.acquire(timeout=budget or None):
-            raise RerankBudgetExceeded(f"no reranking slot free within the {budget:g} s budget "
-                                       f"({self.slots} searches already reranking)")
+        if not self._semaphore.acquire(blocking=False):
+            raise RerankBudgetExceeded(f"all {self.slots} reranking slot(s) busy with other searches "
+                                       "(GRASP_RERANK_SLOTS)")
         try:
             if not budget:
                 return rerank(query, candidates, reranker, k)
