@@ -1,4 +1,5 @@
-"""`grasp eval`: systems side by side on one query set; a table on screen, JSON + Markdown + plots on disk."""
+"""`grasp eval`: systems side by side on one query set; a table on screen, JSON + Markdown + plots + the runs on
+disk. `grasp eval score`: the same report from saved runs, without running any system."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ from rich.table import Table
 from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
 from grasp_agent.errors import GraspError
 
+QUERIES_HELP = "JSONL ({id, query, answer_ids}) or STaRK's QA CSV."
+app = typer.Typer(help="Evaluate systems side by side (`grasp eval --queries F`), or re-score saved runs "
+                  "(`grasp eval score --runs DIR --queries F`).")
 
+
+@app.callback(invoke_without_command=True)
 @friendly_errors
 def evaluate(
-    queries: Path = typer.Option(..., "--queries", help="JSONL ({id, query, answer_ids}) or STaRK's QA CSV."),
+    ctx: typer.Context,
+    queries: Path = typer.Option(None, "--queries", help=QUERIES_HELP + " Required."),
     split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
     systems: str = typer.Option("bm25,vss,hybrid,text,graph,grasp,grasp+rerank", "--systems",
                                 help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank, "
@@ -32,12 +39,17 @@ def evaluate(
     allow_missing: bool = typer.Option(False, "--allow-missing",
                                        help="Run even when some queries have no answer node in the loaded SKB."),
 ) -> None:
-    """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance."""
+    """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance; the runs
+    are saved in OUT/runs/ (TREC run files and JSONL) for `grasp eval score`."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if queries is None:
+        raise typer.BadParameter("--queries is required: the query file to evaluate on")
     from grasp_agent.api import Grasp
     from grasp_agent.evaluation.gold_names import gold_names
-    from grasp_agent.evaluation.plots import hit1_bar_chart
     from grasp_agent.evaluation.query_sets import read_queries, template_exclusions
-    from grasp_agent.evaluation.report import build_report, to_json_dict, to_markdown
+    from grasp_agent.evaluation.report import build_report
+    from grasp_agent.evaluation.run_files import write_runs
     from grasp_agent.evaluation.runner import ADAPATH_SYSTEMS, check_systems, missing_answers, run_systems
     from grasp_agent.pipeline.options import SearchOptions
 
@@ -68,17 +80,57 @@ def evaluate(
                            query_set) if any(name in ADAPATH_SYSTEMS for name in chosen) else None
         answerer = grasp.path_parts.llm.model_id if grasp.path_parts.llm is not None else "best path's end (no LLM)"
     report = build_report(results, query_set, names)
-    out.mkdir(parents=True, exist_ok=True)
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
             "wall_s": round(wall, 1), "planner": planner_used, "fusion": fusion or configuration.fusion_policy.value,
             "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict(),
             "path_answerer": answerer, "leave_template_out": leave_template_out}
+    runs_dir = write_runs(results, out, names)
+    write_report(report, out, meta, f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
+                 f"planner {planner_used}, {wall:.0f} s wall")
+    show(report, wall, len(query_set))
+    console.print(f"runs: {runs_dir}", highlight=False)
+
+
+@app.command()
+@friendly_errors
+def score(
+    runs: Path = typer.Option(..., "--runs", help="A folder `grasp eval --out` wrote (or its runs/ folder)."),
+    queries: Path = typer.Option(..., "--queries", help=QUERIES_HELP),
+    split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
+    out: Path = typer.Option(None, "--out", help="Folder for results.json, report.md and plots (default: --runs)."),
+) -> None:
+    """The report of saved runs, re-scored: no system runs, no database is needed."""
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.evaluation.report import build_report
+    from grasp_agent.evaluation.run_files import read_runs
+
+    results, names = read_runs(runs)
+    query_set = read_queries(queries, split)
+    ran = {run.query_id for system in results.values() for run in system.runs}
+    scored = [query for query in query_set if query.id in ran]
+    if not scored:
+        raise GraspError(f"none of the {len(query_set)} queries of {queries} (split {split or 'all'}) was run in "
+                         f"{runs}: re-score with the query file and split the runs came from")
+    report = build_report(results, scored, names)
+    folder = out or (runs.parent if runs.name == "runs" else runs)
+    meta = {"queries_file": str(queries), "split": split, "queries": len(scored), "systems": list(results),
+            "rescored_from": str(runs)}
+    write_report(report, folder, meta, f"{len(scored)} queries from `{queries}` (split {split or 'all'}), "
+                 f"re-scored from saved runs in `{runs}`")
+    show(report, 0.0, len(scored))
+
+
+def write_report(report: object, out: Path, meta: dict[str, object], header: str) -> None:
+    """results.json, report.md and the Hit@1 plots in `out`."""
+    from grasp_agent.evaluation.plots import hit1_bar_chart
+    from grasp_agent.evaluation.report import EvaluationReport, to_json_dict, to_markdown
+
+    assert isinstance(report, EvaluationReport)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
-    (out / "report.md").write_text(f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
-                                   f"planner {planner_used}, {wall:.0f} s wall\n\n" + to_markdown(report))
+    (out / "report.md").write_text(header + "\n\n" + to_markdown(report))
     plots = [hit1_bar_chart(report, grouping, out / f"hit1_by_{grouping}.png")
              for grouping in ("hops", "level", "template")]
-    show(report, wall, len(query_set))
     console.print(f"written: {out / 'results.json'}, {out / 'report.md'}"
                   + "".join(f", {plot}" for plot in plots if plot is not None), highlight=False)
 

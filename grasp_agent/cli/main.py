@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from grasp_agent.cli import adapath, bench, db, load, skb, train
+from grasp_agent.cli import adapath, bench, db, evaluate, load, skb, train
 from grasp_agent.cli._common import console, friendly_errors, load_settings
-from grasp_agent.cli.evaluate import evaluate
 from grasp_agent.cli.plan import plan
 from grasp_agent.cli.search import search
 from grasp_agent.cli.ui import launch_ui, ui
@@ -23,7 +22,7 @@ app.command(name="index")(train.index)
 app.add_typer(train.app, name="train")
 app.add_typer(bench.app, name="bench")
 app.add_typer(adapath.app, name="adapath")
-app.command(name="eval")(evaluate)
+app.add_typer(evaluate.app, name="eval")
 
 
 @app.command()

@@ -65,6 +65,13 @@ def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline
     assert "| grasp | 5 |" in (tmp_path / "report.md").read_text()
     assert (tmp_path / "hit1_by_template.png").read_bytes()[:4] == b"\x89PNG"
     assert not (tmp_path / "hit1_by_hops.png").exists()  # these questions carry no hop counts
+    assert len((tmp_path / "runs" / "grasp.trec").read_text().split("\n")[0].split()) == 6
+    rescored = subprocess.run([GRASP, "eval", "score", "--runs", str(tmp_path), "--queries", str(question_file),
+                               "--split", "test", "--out", str(tmp_path / "rescored")],
+                              env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
+    assert rescored.returncode == 0, rescored.stderr
+    again = json.loads((tmp_path / "rescored" / "results.json").read_text())
+    assert again["scores"] == results["scores"] and again["comparisons"] == results["comparisons"]
 
 
 @pytest.mark.skipif(not STARK_PRIME.is_dir(), reason="STaRK QA files are not in ../shared/data/stark")

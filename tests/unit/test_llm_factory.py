@@ -13,10 +13,8 @@ from grasp_agent.llm.factory import make_llm
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
 
 
-def test_llm_settings_default_to_the_heuristic_planner(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GRASP_LLM", "GRASP_LLM_GGUF", "GRASP_LLM_URL", "GRASP_LLM_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    settings = Settings()
+def test_llm_settings_default_to_the_heuristic_planner() -> None:
+    settings = Settings()  # no ambient GRASP_* (tests/unit/conftest.py)
     assert (settings.llm, settings.llm_gguf, settings.llm_context_tokens, settings.llm_timeout_s) == (
         "none", "qwen2.5-0.5b", 4096, 120.0)
     assert make_llm(settings) is None

@@ -4,15 +4,6 @@ from pydantic import ValidationError
 from grasp_agent.config import Settings
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test sees only the GRASP_* variables it sets, not the ones of the shell that runs the suite."""
-    import os
-
-    for name in [name for name in os.environ if name.startswith("GRASP_")]:
-        monkeypatch.delenv(name)
-
-
 def test_environment_overrides_use_the_grasp_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRASP_BOLT_PORT", "17999")
     monkeypatch.setenv("GRASP_INSTANCE", "ci")
