@@ -8,6 +8,11 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+
+def default_models_cache_dir() -> Path:
+    """Where models shipped in slices are joined once (embedders and GGUF planners alike)."""
+    return Path.home() / ".cache" / "grasp" / "models"
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -175,6 +180,10 @@ class Settings(BaseSettings):
     @property
     def uses_external_server(self) -> bool:
         return self.neo4j_uri is not None
+
+    @property
+    def resolved_models_cache_dir(self) -> Path:
+        return self.models_cache_dir or default_models_cache_dir()
 
     @property
     def resolved_runtime_dir(self) -> Path:

@@ -64,3 +64,9 @@ class DataFileError(GraspError):
 
 class QuestionError(GraspError, ValueError):
     """A question is empty, too long or not valid Unicode; nothing was run."""
+
+
+def describe(error: BaseException) -> str:
+    """A one-line reason for a user: the error type and its message, no traceback."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__

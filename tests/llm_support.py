@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from grasp_agent.embed.packaged_models import default_models_cache_dir
+from grasp_agent.config import default_models_cache_dir
 from grasp_agent.llm.packaged_models import QWEN_05B, QWEN_05B_GGUF, resolve_gguf
 
 HAVE_LLAMA_CPP = importlib.util.find_spec("llama_cpp") is not None

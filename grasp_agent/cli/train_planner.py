@@ -76,7 +76,6 @@ def sft(
 ) -> None:
     """LoRA SFT of the student planner on teacher plans (completion-only loss, trl's SFT trainer); resumes
     from the last checkpoint in --out."""
-    from grasp_agent.embed.packaged_models import default_models_cache_dir
     from grasp_agent.training.planner_sft import SftOptions, load_student, require_training_extra, train_sft
     from grasp_agent.training.teacher_plans import read_teacher_set
 
@@ -86,7 +85,7 @@ def sft(
     settings = load_settings()
     records = read_teacher_set(data)
     records = records[:limit] if limit else records
-    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    models_dir = settings.resolved_models_cache_dir
     with console.status(f"loading {base}"):
         model, tokenizer = load_student(base, models_dir)
     options = SftOptions(epochs=epochs, max_steps=max_steps, lora_r=lora_r, lora_alpha=2 * lora_r,
@@ -109,7 +108,6 @@ def export(
 ) -> None:
     """Merge the adapter into the student and write it as a GGUF that llama.cpp serves:
     GRASP_LLM=llama-cpp GRASP_LLM_GGUF=<out> GRASP_LLM_PLANNER_PROMPT=student."""
-    from grasp_agent.embed.packaged_models import default_models_cache_dir
     from grasp_agent.llm.packaged_models import resolve_gguf
     from grasp_agent.training.gguf_export import export_gguf
     from grasp_agent.training.planner_sft import load_student, require_training_extra
@@ -118,7 +116,7 @@ def export(
     from peft import PeftModel
 
     settings = load_settings()
-    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    models_dir = settings.resolved_models_cache_dir
     if template is None:
         if Path(base).is_dir():
             raise GraspError("--base is a model folder: say which GGUF to take the metadata from with --template")
@@ -201,7 +199,6 @@ def rft(
 ) -> None:
     """Rejection-sampling fine-tuning: sample plans from the SFT student, reward them against the live graph,
     fine-tune the base on the SFT data plus each question's best positive-reward plan."""
-    from grasp_agent.embed.packaged_models import default_models_cache_dir
     from grasp_agent.training.plan_reward import RewardTable
     from grasp_agent.training.planner_rl import rft_records, sample_completions
     from grasp_agent.training.planner_sft import SftOptions, load_student, require_training_extra, train_sft
@@ -215,7 +212,7 @@ def rft(
     table = RewardTable.load(reward_path)
     records = read_teacher_set(data)
     records = records[:limit] if limit else records
-    models_dir = settings.models_cache_dir or default_models_cache_dir()
+    models_dir = settings.resolved_models_cache_dir
     student, tokenizer = load_student(base, models_dir)
     sampler = PeftModel.from_pretrained(student, adapter)
     found: dict[str, list[tuple[str, float]]] = {}
@@ -249,7 +246,6 @@ def grpo(
     device: str = DEVICE,
 ) -> None:
     """GRPO from the merged RFT student with a new LoRA (r=32), rewarded by executing every completion."""
-    from grasp_agent.embed.packaged_models import default_models_cache_dir
     from grasp_agent.training.plan_reward import RewardTable
     from grasp_agent.training.planner_rl import GrpoOptions, PlanReward, train_grpo
     from grasp_agent.training.planner_sft import load_student, require_training_extra
@@ -261,7 +257,7 @@ def grpo(
     settings = load_settings()
     table = RewardTable.load(reward_path)
     records = read_teacher_set(data)
-    student, tokenizer = load_student(base, settings.models_cache_dir or default_models_cache_dir())
+    student, tokenizer = load_student(base, settings.resolved_models_cache_dir)
     merged = PeftModel.from_pretrained(student, adapter).merge_and_unload()
     with open_driver(settings) as driver:
         scorer, by_id = _scoring(settings, driver, queries)

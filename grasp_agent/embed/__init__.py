@@ -8,5 +8,5 @@
 - `openai_compatible.OpenAICompatibleEmbedder`: any `/v1/embeddings` server (vLLM, llama.cpp, OpenAI).
 - `cache.CachedEmbedder`: SQLite content-hash cache in front of any of them.
 - `factory.make_embedder(settings)`: the configured backend behind the cache.
-- `python -m grasp_agent.embed.bench`: throughput on this machine.
+- `python -m grasp_agent.evaluation.embed_bench`: throughput on this machine.
 """

@@ -9,7 +9,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.embed.local import LocalEmbedder
 from grasp_agent.embed.openai_compatible import OpenAICompatibleEmbedder
-from grasp_agent.embed.packaged_models import MINILM, MPNET, default_models_cache_dir
+from grasp_agent.embed.packaged_models import MINILM, MPNET
 from grasp_agent.embed.vector_pack import PACKAGED_PACKS_DIR, PackShelf
 from grasp_agent.errors import ConfigError
 
@@ -17,7 +17,7 @@ _LOCAL_MODELS = {"minilm": MINILM, "mpnet": MPNET}
 
 
 def models_cache_dir(settings: Settings) -> Path:
-    return settings.models_cache_dir or default_models_cache_dir()
+    return settings.resolved_models_cache_dir
 
 
 def embedding_cache_path(settings: Settings) -> Path:

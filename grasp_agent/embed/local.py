@@ -10,8 +10,9 @@ from typing import Literal
 import numpy as np
 from tqdm import tqdm
 
+from grasp_agent.config import default_models_cache_dir
 from grasp_agent.embed.base import GraspEmbedder
-from grasp_agent.embed.packaged_models import MINILM, MPNET, default_models_cache_dir, packaged_model_dir
+from grasp_agent.embed.packaged_models import MINILM, MPNET, packaged_model_dir
 from grasp_agent.embed.sentence_encoder import Progress, TextEncoder, load_sentence_encoder
 from grasp_agent.errors import EmbeddingError
 

@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from grasp_agent.config import default_models_cache_dir
 from grasp_agent.errors import EmbeddingError
 from grasp_agent.package_parts import PackagePart, locate_part
 
@@ -77,10 +78,6 @@ MPNET_ARCHIVE = SplitArchive(
         _mpnet_part(5, 26933972, "b6e98362e22c52b0e7a68e578a12b86da4faa81ad69db67b8059328c3eb1911f"),
     ),
 )
-
-
-def default_models_cache_dir() -> Path:
-    return Path.home() / ".cache" / "grasp" / "models"
 
 
 def minilm_model_dir() -> Path:

@@ -15,9 +15,9 @@ from statistics import median
 
 from tqdm import tqdm
 
-from grasp_agent.evaluation.metrics import RankingQuality, ranking_quality
 from grasp_agent.evaluation.questions import Question
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
+from grasp_agent.ranking import RankingQuality, ranking_quality
 
 STAGES = ("extraction", "linking", "planning", "execution", "rescoring")
 

@@ -11,10 +11,10 @@ from statistics import fmean
 
 import numpy as np
 
-from grasp_agent.evaluation.metrics import cell_averaged, exact_match, hit_at, recall_at, reciprocal_rank
 from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.evaluation.runner import SystemRuns
 from grasp_agent.evaluation.significance import mcnemar, paired_bootstrap
+from grasp_agent.ranking import cell_averaged, exact_match, hit_at, recall_at, reciprocal_rank
 
 GROUPINGS = ("template", "hops", "level")
 

@@ -34,7 +34,7 @@ from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import parallel_timing
 from grasp_agent.pipeline.state import PipelineState
-from grasp_agent.text_branch.fields import NodeId
+from grasp_agent.ranking import NodeId
 from grasp_agent.text_branch.retriever import TextBranch, TextRanking
 
 TEXT_BASELINES = ("bm25", "vss", "hybrid", "text")

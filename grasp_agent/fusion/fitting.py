@@ -21,11 +21,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from statistics import fmean
 
-from grasp_agent.evaluation.metrics import RankingQuality, ranking_quality, reciprocal_rank
 from grasp_agent.fusion.policies import dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k, rerank_fusion
 from grasp_agent.fusion.tables import DynamicFusionTables, bucket_of
-from grasp_agent.graph_branch.plan import Risk
+from grasp_agent.ranking import RankingQuality, Risk, ranking_quality, reciprocal_rank
 
 Metric = Callable[[Sequence[Hashable], set[Hashable]], float]
 DEFAULT_GRID: tuple[float, ...] = tuple(step / 20 for step in range(21))  # 0.0, 0.05, ..., 1.0

@@ -16,7 +16,7 @@ from enum import Enum
 
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, check_unit_weight, weighted_rrf
 from grasp_agent.fusion.tables import BUCKET_LABELS, DynamicFusionTables, bucket_of
-from grasp_agent.graph_branch.plan import Risk
+from grasp_agent.ranking import Risk
 
 
 class FusionMode(str, Enum):

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from grasp_agent.fusion.rrf import RRF_K, FusionError
-from grasp_agent.graph_branch.plan import Risk
+from grasp_agent.ranking import Risk
 
 BUCKET_UPPER_BOUNDS: tuple[int, ...] = (10, 50, 100, 500)  # inclusive; above the last is the fifth bucket
 BUCKET_LABELS: tuple[str, ...] = ("1-10", "11-50", "51-100", "101-500", ">500")

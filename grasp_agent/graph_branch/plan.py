@@ -25,6 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from grasp_agent.errors import GraspError
 from grasp_agent.identifiers import ANCHORED_IDENTIFIER_PATTERN
+from grasp_agent.ranking import Risk
 
 
 # The Java side builds `$bindings_<var>` and `b_<var>` from variables, hence the alphabet and the b_ ban.
@@ -50,12 +51,6 @@ class PlanError(GraspError):
 class MatchMode(str, Enum):
     NAME = "name"
     DOC = "doc"
-
-
-class Risk(str, Enum):
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
 
 
 class Anchor(BaseModel):

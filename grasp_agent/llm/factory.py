@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from grasp_agent.config import Settings
-from grasp_agent.embed.packaged_models import default_models_cache_dir
 from grasp_agent.errors import ConfigError
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
@@ -31,5 +30,5 @@ def make_llm(settings: Settings) -> GraspLLM | None:
     # means a broken llama-cpp-python install can never affect a server-backed setup.
     from grasp_agent.llm.llama_cpp import LlamaCppLLM
 
-    gguf = resolve_gguf(settings.llm_gguf, settings.models_cache_dir or default_models_cache_dir())
+    gguf = resolve_gguf(settings.llm_gguf, settings.resolved_models_cache_dir)
     return LlamaCppLLM(gguf, context_tokens=settings.llm_context_tokens, threads=settings.llm_threads)

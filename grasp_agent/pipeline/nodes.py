@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
+from grasp_agent.errors import describe
 from grasp_agent.fusion.answer_type import asked_type_first, of_asked_type
 from grasp_agent.fusion.policies import FusionResult, dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import rerank_fusion
@@ -23,9 +24,9 @@ from grasp_agent.graph_branch.schema_paths import target_type
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.pipeline.state import FinalRanking, GraphBranchState, PipelineState, StageSpan
+from grasp_agent.ranking import NodeId
 from grasp_agent.rerank.budget import RerankBudgetExceeded
 from grasp_agent.rerank.documents import CandidateDocument, candidate_documents
-from grasp_agent.text_branch.fields import NodeId
 
 logger = logging.getLogger(__name__)
 
@@ -38,12 +39,6 @@ class GraphNode(Protocol):  # LangGraph's node protocol names the parameter `sta
 
 class PipelineNode(Protocol):
     def __call__(self, state: PipelineState) -> dict[str, Any]: ...
-
-
-def describe(error: BaseException) -> str:
-    """A one-line reason for a user: the error type and its message, no traceback."""
-    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def graph_stage(parts: PipelineParts, name: str, work: GraphWork) -> GraphNode:

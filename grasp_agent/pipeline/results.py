@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grasp_agent.fusion.rrf import rank_map
 from grasp_agent.pipeline.configuration import SearchConfiguration
 from grasp_agent.pipeline.state import PipelineState, StageSpan
-from grasp_agent.text_branch.fields import NodeId
+from grasp_agent.ranking import NodeId
 
 
 class SearchHit(BaseModel):

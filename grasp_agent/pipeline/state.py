@@ -17,8 +17,8 @@ from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.planning import PlanningOutcome
 from grasp_agent.graph_branch.ranking import GraphRanking
 from grasp_agent.pipeline.options import SearchOptions
+from grasp_agent.ranking import NodeId
 from grasp_agent.rerank.documents import CandidateDocument
-from grasp_agent.text_branch.fields import NodeId
 from grasp_agent.text_branch.retriever import TextRanking
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from neo4j import Driver
 
 from grasp_agent.cypher_queries import fill_identifiers, load_statements
+from grasp_agent.ranking import NodeId
 from grasp_agent.skb.documents import DocumentBudget, NeighbourGroup, TokenCounter, render_document
 from grasp_agent.skb.schema import SkbSchema
-from grasp_agent.text_branch.fields import NodeId
 
 RERANK_NEIGHBOURS = 10  # names per relation line
 RERANK_BUDGET = DocumentBudget(max_neighbours=RERANK_NEIGHBOURS)

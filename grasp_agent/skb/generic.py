@@ -17,6 +17,7 @@ from pathlib import Path
 
 from grasp_agent.errors import SourceFormatError
 from grasp_agent.identifiers import IDENTIFIER_PATTERN, is_identifier
+from grasp_agent.ranking import NodeId
 from grasp_agent.skb.schema import LOAD_GENERATION_PROPERTY, SkbSchema
 from grasp_agent.skb.source import EdgeRecord, NodeRecord, PropertyValue, SkbSource
 
@@ -30,7 +31,6 @@ _HASH_CHUNK = 1 << 20
 MAX_VALUE_CHARS = 100_000
 INT64 = range(-(2**63), 2**63)
 
-NodeId = str | int
 Row = dict[str, object]
 
 

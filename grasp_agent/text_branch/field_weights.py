@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from grasp_agent.evaluation.metrics import reciprocal_rank
+from grasp_agent.ranking import reciprocal_rank
 from grasp_agent.text_branch.candidates import WeightExample
 from grasp_agent.text_branch.fields import TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey, Scorer, uniform_weights

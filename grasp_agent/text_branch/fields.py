@@ -25,11 +25,11 @@ from typing import Literal
 import numpy as np
 
 from grasp_agent.errors import GraspError, SchemaError
+from grasp_agent.ranking import NodeId
 from grasp_agent.skb.documents import DocumentBudget, NeighbourGroup, TokenCounter, render_document
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.skb.source import EdgeRecord, NodeRecord
 
-NodeId = str | int
 NAME_FIELD = "name"
 DOC_FIELD = "doc"  # reserved: the whole-document index, not an mFAR field
 DEFAULT_MAX_NAMES = 50  # neighbour names per relation field

@@ -12,9 +12,9 @@ from typing import Protocol
 from tqdm import tqdm
 
 from grasp_agent.fusion.fitting import DynamicFit, FusionExample, RerankExample, StaticFit, fit_dynamic, fit_static
-from grasp_agent.graph_branch.plan import Risk
 from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
+from grasp_agent.ranking import Risk
 from grasp_agent.text_branch.field_weights import FieldWeightModel, TrainConfig, TrainReport, train_field_weights
 from grasp_agent.text_branch.fields import TextBranchError
 from grasp_agent.text_branch.retriever import TextBranch

@@ -18,7 +18,7 @@ from grasp_agent.pipeline.nodes import fuse_rankings
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.pipeline.state import PipelineState
-from grasp_agent.text_branch.fields import NodeId
+from grasp_agent.ranking import NodeId
 from grasp_agent.text_branch.retriever import TextRanking
 from grasp_agent.training.plan_reward import LOWEST, RewardObservation, RewardTable
 

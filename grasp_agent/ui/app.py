@@ -15,9 +15,8 @@ from pydantic import ValidationError
 
 from grasp_agent.api import Grasp, StageEvent
 from grasp_agent.config import Settings
-from grasp_agent.errors import QuestionError
+from grasp_agent.errors import QuestionError, describe
 from grasp_agent.pipeline.graph import STAGES
-from grasp_agent.pipeline.nodes import describe
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
 from grasp_agent.question_text import checked_question

@@ -12,8 +12,7 @@ import pandas as pd
 
 from grasp_agent.adapath.result import PathOut, PathResult
 from grasp_agent.api import Grasp
-from grasp_agent.errors import QuestionError
-from grasp_agent.pipeline.nodes import describe
+from grasp_agent.errors import QuestionError, describe
 from grasp_agent.ui.graphs import ROLE_COLORS, iframe, network_html, new_network, placeholder
 
 logger = logging.getLogger(__name__)

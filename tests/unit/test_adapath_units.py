@@ -17,13 +17,13 @@ from grasp_agent.adapath.path_search import interleave_meta_paths
 from grasp_agent.adapath.plan_meta_paths import plan_meta_paths
 from grasp_agent.adapath.question import LLMHopGuesser, analyse_question
 from grasp_agent.errors import GraspError
-from grasp_agent.evaluation.metrics import cell_averaged, exact_match
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import Plan
 from grasp_agent.graph_branch.procedure_calls import NodeLink
 from grasp_agent.llm.base import ChatResult, GenerationOptions, GraspLLM, OutputConstraint
 from grasp_agent.llm.errors import LLMError
+from grasp_agent.ranking import cell_averaged, exact_match
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
 
 

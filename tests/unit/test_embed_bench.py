@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from grasp_agent.embed.bench import KINDS, format_table, run_benchmark, synthetic_texts
 from grasp_agent.embed.packaged_models import minilm_model_dir
 from grasp_agent.embed.sentence_encoder import load_sentence_encoder
 from grasp_agent.errors import EmbeddingError
+from grasp_agent.evaluation.embed_bench import KINDS, format_table, run_benchmark, synthetic_texts
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from grasp_agent.errors import GraspError
-from grasp_agent.evaluation.metrics import hit_at
 from grasp_agent.fusion import (
     DynamicFusionTables,
     FusedItem,
@@ -28,7 +27,7 @@ from grasp_agent.fusion import (
     static_fusion,
     weighted_rrf,
 )
-from grasp_agent.graph_branch.plan import Risk
+from grasp_agent.ranking import Risk, hit_at
 
 
 def scores(items: Sequence[FusedItem]) -> dict[Hashable, float]:

@@ -41,7 +41,7 @@ def test_an_exported_student_generates_what_the_original_gguf_generates(tmp_path
         pytest.skip("needs the [local-llm] extra (llama-cpp-python and the packaged 0.5B GGUF)")
     from llama_cpp import Llama
 
-    from grasp_agent.embed.packaged_models import default_models_cache_dir
+    from grasp_agent.config import default_models_cache_dir
     from grasp_agent.llm.packaged_models import QWEN_05B, resolve_gguf
     from grasp_agent.training.gguf_export import export_gguf
     from grasp_agent.training.planner_sft import load_student

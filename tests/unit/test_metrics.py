@@ -1,4 +1,4 @@
-from grasp_agent.evaluation.metrics import hit_at, ranking_quality, recall_at, reciprocal_rank
+from grasp_agent.ranking import hit_at, ranking_quality, recall_at, reciprocal_rank
 
 
 def test_measures_on_a_hand_checked_ranking() -> None:
@@ -20,7 +20,7 @@ def test_quality_averages_over_questions_and_counts_empty_rankings_as_misses() -
 
 
 def test_path_exact_match_reads_the_answer_at_the_end_of_the_first_path() -> None:
-    from grasp_agent.evaluation.metrics import path_exact_match
+    from grasp_agent.ranking import path_exact_match
 
     paths = [("HP:0011097", "OMIM:619340"), ("HP:0011097", "OMIM:614558")]
     assert path_exact_match(paths, {"OMIM:619340"}) == 1.0

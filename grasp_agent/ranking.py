@@ -1,4 +1,8 @@
-"""Ranking quality measures (pure functions): Hit@k, Recall@k, MRR, over ranked ids and gold answer ids."""
+"""The vocabulary every layer shares, below the branches: node ids, the plan's risk levels, and the ranking
+quality measures (pure functions: Hit@k, Recall@k, MRR, exact match over ranked ids and gold answer ids).
+
+The branches, fusion, evaluation and training all speak it; it imports nothing of grasp_agent.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,18 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from statistics import fmean
+
+NodeId = str | int  # SKB node ids: strings, or STaRK's integers
+
+
+class Risk(str, Enum):
+    """How far a plan's graph ranking may be trusted (the planner's own estimate; dynamic fusion reads it)."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 def hit_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:

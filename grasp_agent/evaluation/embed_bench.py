@@ -1,4 +1,4 @@
-"""Embedding throughput on this machine: `python -m grasp_agent.embed.bench [--help]`.
+"""Embedding throughput on this machine: `python -m grasp_agent.evaluation.embed_bench [--help]`.
 
 Texts are synthetic but deterministic (seeded), cut to a target token count with the model's own tokenizer:
 entity names (~5 tokens), short documents (~128) and long documents (~400); or, with `--texts hpo`, a seeded
@@ -150,7 +150,7 @@ def format_table(results: Sequence[Result]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m grasp_agent.embed.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m grasp_agent.evaluation.embed_bench", description=__doc__)
     parser.add_argument("--models", default="minilm", help="comma list of minilm, mpnet (default: minilm)")
     parser.add_argument("--backends", default="numpy,onnx,onnx-int8",
                         help=f"comma list of {', '.join(EMBED_BACKENDS)}, sentence-transformers")
