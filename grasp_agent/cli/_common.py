@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -43,6 +44,16 @@ errors = Console(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def is_loopback(host: str | None) -> bool:
+    """`localhost` or a loopback address (127.0.0.0/8, ::1): reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def load_settings() -> Settings:

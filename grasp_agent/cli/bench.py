@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import console, friendly_errors, is_loopback, load_settings
 from grasp_agent.cli.bench_build import build_hpo
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
@@ -234,9 +234,6 @@ def show_scale(result: ScaleResult) -> None:
     console.print(table)
 
 
-LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
-
-
 def _mib(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
@@ -267,7 +264,7 @@ def load(
     from grasp_agent.evaluation.load_bench import PassReport, run_load
 
     settings = load_settings()
-    if settings.neo4j_uri is not None and urlparse(settings.neo4j_uri).hostname not in LOOPBACK_HOSTS:
+    if settings.neo4j_uri is not None and not is_loopback(urlparse(settings.neo4j_uri).hostname):
         raise typer.BadParameter(f"GRASP_NEO4J_URI={settings.neo4j_uri} is not on this machine; the load "
                                  "benchmark only runs against loopback")
     texts = [question.text for question in query_set(questions, queries, seed, None)][:queries]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import ipaddress
-
 import typer
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import console, friendly_errors, is_loopback, load_settings
 from grasp_agent.config import Settings
 from grasp_agent.errors import GraspError
 
@@ -16,13 +14,7 @@ LOCALHOST = "127.0.0.1"
 
 def check_host(host: str, expose: bool) -> None:
     """Refuse a non-loopback address unless exposing was asked for: the demo has no login."""
-    if expose or host == "localhost":
-        return
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
+    if not expose and not is_loopback(host):
         raise GraspError(f"--host {host} would serve the demo (which has no login) beyond this machine; "
                          "allowed without --expose: 127.0.0.1, ::1, localhost. Add --expose to bind it anyway.")
 

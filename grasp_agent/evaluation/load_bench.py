@@ -2,7 +2,7 @@
 
 Two passes over the same questions: the first is cold (nothing of these questions cached: query embeddings,
 documents, Cypher plans of new shapes), the second warm. Each pass reports latency percentiles, errors,
-how many searches reranked and how many kept the fused order because the rerank budget ran out, and the
+how many searches reranked and how many kept the fused order (the reranker busy or its budget spent), and the
 resident memory of this process and of the Neo4j JVM after it, so growth across passes shows. Bounded in
 count (the question list) and in time (searches not started before the deadline are counted as not run).
 """
@@ -28,7 +28,7 @@ class SearchOutcome:
     seconds: float
     error: str | None = None  # an exception: the search gave no answer at all
     reranked: bool = False
-    rerank_skipped: bool = False  # the budget ran out: fused order kept
+    rerank_skipped: bool = False  # the reranker was busy or its budget ran out: fused order kept
     failures: tuple[str, ...] = ()  # branches that gave nothing (the answer came from the others)
 
 

@@ -218,13 +218,7 @@ def _documents(parts: PipelineParts, state: PipelineState,
 def ids_by_label(parts: PipelineParts, state: PipelineState, ids: Sequence[NodeId]) -> dict[str, list[NodeId]]:
     """Group ids by node type: graph targets have the plan's type, text hits the index's; any other id is
     looked up under every type."""
-    known: dict[NodeId, str] = {}
-    if parts.text_branch is not None:
-        known.update(parts.text_branch.labels_of(ids))
-    planning = state.get("planning")
-    graph = state.get("graph_ranking")
-    if planning is not None and planning.plan is not None and graph is not None:
-        known.update({node_id: planning.plan.target.type for node_id in graph.node_ids})
+    known = node_labels(parts, state, ids)
     grouped: dict[str, list[NodeId]] = {label: [] for label in (t.label for t in parts.schema.node_types)}
     for node_id in ids:
         labels = [known[node_id]] if node_id in known else list(grouped)
