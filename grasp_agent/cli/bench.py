@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,34 +15,15 @@ from grasp_agent.cli.bench_build import build_hpo
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.graph_bench import PlannerReport, run_benchmark
-from grasp_agent.evaluation.questions import Question, read_questions
+from grasp_agent.evaluation.query_sets import query_set, question_set
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.factory import make_llm
 
 if TYPE_CHECKING:
     from grasp_agent.evaluation.scale_bench import ScaleResult  # imports the text branch
-    from grasp_agent.training.fit import LabelledQuery  # imports the pipeline; kept off the CLI's start-up
 
 app = typer.Typer(help="Benchmarks: each prints its numbers and the machine-independent settings used.",
                   no_args_is_help=True)
-
-
-def _questions(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[Question]:
-    if path is not None:
-        return read_questions(path)[:count]
-    from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
-    from grasp_agent.skb.hpo import HpoSource
-
-    return generate_hpo_questions(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
-
-
-def query_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> Sequence[LabelledQuery]:
-    """Queries with answers and splits: any query file `grasp eval` reads, or generated HPO questions."""
-    if path is not None:
-        from grasp_agent.evaluation.query_sets import read_queries
-
-        return read_queries(path)
-    return _questions(None, count, seed, subset)
 
 
 @app.command()
@@ -63,7 +43,7 @@ def graph(
     if planner not in ("heuristic", "llm"):
         raise typer.BadParameter(f"planner {planner!r}; allowed: heuristic, llm")
     settings = load_settings()
-    asked = _questions(questions, count, seed, subset)
+    asked = question_set(questions, count, seed, subset)
     llm = make_llm(settings) if planner == "llm" else None
     if planner == "llm" and llm is None:
         raise typer.BadParameter("--planner llm needs an LLM: set GRASP_LLM=llama-cpp or GRASP_LLM=openai")

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from grasp_agent.errors import DataFileError
-from grasp_agent.evaluation.questions import Question, json_object_line
+from grasp_agent.evaluation.questions import Question, json_object_line, read_questions
 
 STARK_SPLITS = ("train", "val", "test")
 STARK_COLUMNS = ("id", "query", "answer_ids")
@@ -241,8 +241,8 @@ def _distinct(path: Path, numbered: list[tuple[int, EvalQuery]]) -> list[EvalQue
     return [query for _, query in numbered]
 
 
-__all__ = ["STARK_SPLITS", "EvalQuery", "QueryFileError", "read_jsonl_queries", "read_queries",
-           "read_stark_queries"]
+__all__ = ["STARK_SPLITS", "EvalQuery", "QueryFileError", "query_set", "question_set", "read_jsonl_queries",
+           "read_queries", "read_stark_queries"]
 
 
 def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[EvalQuery]) -> dict[str, list[str]]:
@@ -252,3 +252,22 @@ def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[Ev
         if query.template:
             by_template.setdefault(query.template, []).append(query.id)
     return {query.id: by_template.get(query.template, []) if query.template else [] for query in evaluated}
+
+
+def question_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[Question]:
+    """The first `count` questions of a question JSONL file, or `count` HPO questions generated with `seed`
+    (from the `subset` slice's roots, as loaded, when given)."""
+    if path is not None:
+        return read_questions(path)[:count]
+    from grasp_agent.evaluation.hpo_questions import generate_hpo_questions  # reads the HPO source files
+    from grasp_agent.skb.hpo import HpoSource
+
+    return generate_hpo_questions(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
+
+
+def query_set(path: Path | None, count: int, seed: int,
+              subset: list[str] | None) -> Sequence[EvalQuery] | Sequence[Question]:
+    """Queries with answers and splits: any query file `grasp eval` reads, or generated HPO questions."""
+    if path is not None:
+        return read_queries(path)
+    return question_set(None, count, seed, subset)
