@@ -73,11 +73,6 @@ def target_type(question: str, schema: SkbSchema) -> str | None:
     return found[0] if found else None
 
 
-def relation_counts(patterns: list[dict[str, object]]) -> dict[tuple[str, str, str], int]:
-    """grasp.schema() patterns as {(source, type, target): count}."""
-    return {(str(p["source"]), str(p["type"]), str(p["target"])): int(p["count"]) for p in patterns}  # type: ignore[call-overload]
-
-
 def _choose_relation(options: dict[str, int], question: str) -> str:
     """Among relations joining the same two types, the negative one when the question negates, else the largest."""
     negative = [rel for rel in options if is_negative_relation(rel)]

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from neo4j import Driver
 
 from grasp_agent.errors import GraspError
-from grasp_agent.graph_branch.schema_paths import relation_counts
-from grasp_agent.skb.info import read_skb_info
+from grasp_agent.skb.info import read_skb_info, relation_counts
 from grasp_agent.skb.schema import SkbSchema
 
 

@@ -20,6 +20,11 @@ class SkbInfo:
     indexes: list[dict[str, object]]
 
 
+def relation_counts(patterns: list[dict[str, object]]) -> dict[tuple[str, str, str], int]:
+    """grasp.schema() patterns as {(source, type, target): count}."""
+    return {(str(p["source"]), str(p["type"]), str(p["target"])): int(p["count"]) for p in patterns}  # type: ignore[call-overload]
+
+
 def read_skb_info(driver: Driver, database: str) -> list[SkbInfo]:
     infos = []
     with driver.session(database=database) as session:
