@@ -34,7 +34,7 @@ from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, SchemaRoutes, checked_outcome
 from grasp_agent.graph_branch.planning import PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import SchemaHop, hierarchy_cue, stored_child_to_parent
-from grasp_agent.graph_branch.skb_context import SkbContext
+from grasp_agent.skb.context import SkbContext
 
 BANK_QUERIES = 20  # nearest bank questions that vote (Settings.adapath_bank_queries)
 META_PATHS = 20  # meta-paths read back; the start/answer-type choice is made among them here

@@ -29,7 +29,7 @@ def build_bank_command(
     from grasp_agent.adapath.bank_build import BankConfig
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.evaluation.query_sets import read_queries
-    from grasp_agent.graph_branch.skb_context import read_skb_context
+    from grasp_agent.skb.context import read_skb_context
     from grasp_agent.text_branch.from_database import completed_load
 
     settings = load_settings()
@@ -67,7 +67,7 @@ def profile(
     from grasp_agent.adapath.cost_profile import CostProfiler
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.evaluation.query_sets import read_queries
-    from grasp_agent.graph_branch.skb_context import read_skb_context
+    from grasp_agent.skb.context import read_skb_context
 
     settings = load_settings()
     chosen = [query for query in read_queries(queries, split) if query.topic_ids][:limit]

@@ -93,7 +93,7 @@ def text(
 ) -> None:
     """Text-branch latency per piece, and the dense index choice: in-process matrix vs Neo4j vector indexes."""
     from grasp_agent.evaluation.text_bench import run_text_bench
-    from grasp_agent.graph_branch.skb_context import read_skb_context
+    from grasp_agent.skb.context import read_skb_context
     from grasp_agent.text_branch.from_database import open_text_branch
 
     settings = load_settings()

@@ -14,8 +14,8 @@ from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import query_set
-from grasp_agent.graph_branch.skb_context import read_skb_context
 from grasp_agent.llm.factory import make_llm
+from grasp_agent.skb.context import read_skb_context
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
 
 app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split), the "

@@ -45,8 +45,8 @@ def reranker(
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.embed.packaged_models import MINILM, packaged_model_dir
     from grasp_agent.evaluation.query_sets import read_queries
-    from grasp_agent.graph_branch.skb_context import read_skb_context
     from grasp_agent.rerank.factory import local_reranker_dir
+    from grasp_agent.skb.context import read_skb_context
     from grasp_agent.training.reranker_data import build_rerank_data, read_rerank_data, write_rerank_data
     from grasp_agent.training.reranker_train import RerankTrainConfig, train_reranker
 

@@ -21,10 +21,10 @@ from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.ranking import ExecutionSettings, GraphRanking, PlanRunner
-from grasp_agent.graph_branch.skb_context import SkbContext, read_skb_context
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
+from grasp_agent.skb.context import SkbContext, read_skb_context
 
 STAGES = ("extraction", "linking", "planning", "execution")
 NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding

@@ -31,8 +31,8 @@ from grasp_agent.graph_branch.schema_paths import (
     target_mention,
     type_words,
 )
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
+from grasp_agent.skb.context import SkbContext
 
 MIN_ANCHOR_SCORE = 0.9
 CONFIDENT_SCORE = 0.95

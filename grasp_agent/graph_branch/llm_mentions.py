@@ -8,9 +8,9 @@ from pydantic import ValidationError
 
 from grasp_agent.graph_branch.mentions import Mention, MentionList, mention_list_schema
 from grasp_agent.graph_branch.prompts import extraction_messages
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
+from grasp_agent.skb.context import SkbContext
 
 
 class LLMMentionExtractor:

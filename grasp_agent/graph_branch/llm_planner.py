@@ -12,9 +12,9 @@ from grasp_agent.graph_branch.plan import PlanError, parse_plan, plan_json_schem
 from grasp_agent.graph_branch.plan_repair import repair_plan
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.prompts import planner_messages, student_messages
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
+from grasp_agent.skb.context import SkbContext
 
 RETRY_TEMPERATURE = 0.7
 RETRY_SAMPLES = 2

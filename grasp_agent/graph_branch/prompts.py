@@ -8,7 +8,7 @@ import json
 from neo4j_graphrag.types import LLMMessage
 
 from grasp_agent.graph_branch.entity_table import EntityTable
-from grasp_agent.graph_branch.skb_context import SkbContext
+from grasp_agent.skb.context import SkbContext
 
 EXTRACTION_RULES = """\
 Rules:

@@ -10,9 +10,9 @@ import pandas as pd
 from grasp_agent.fusion.policies import FusionResult
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.ranking import GraphRanking, format_path, witness_paths
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.pipeline.results import SearchHit
 from grasp_agent.rerank.documents import CandidateDocument
+from grasp_agent.skb.context import SkbContext
 from grasp_agent.text_branch.retriever import TextRanking
 
 # node id -> (name, type), gathered from whichever stage saw the node

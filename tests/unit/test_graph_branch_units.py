@@ -12,8 +12,8 @@ from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import format_path, witness_paths
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.graph_branch.span_mentions import candidate_spans
+from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
 

@@ -18,8 +18,8 @@ from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import Plan
 from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
 from grasp_agent.graph_branch.ranking import GraphRanking
-from grasp_agent.graph_branch.skb_context import SkbContext
 from grasp_agent.pipeline.results import SearchHit
+from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
 from grasp_agent.text_branch.retriever import TextRanking
 from grasp_agent.ui import tables

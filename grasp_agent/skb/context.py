@@ -1,4 +1,4 @@
-"""What the graph branch needs to know about the loaded SKB: its schema and the edge counts per pattern."""
+"""What the branches need to know about the loaded SKB: its schema and the edge counts per pattern."""
 
 from __future__ import annotations
 
