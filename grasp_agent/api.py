@@ -32,6 +32,7 @@ from grasp_agent.pipeline.parts import PipelineParts, assemble_parts
 from grasp_agent.pipeline.results import SearchResult, search_result
 from grasp_agent.pipeline.state import PipelineState
 from grasp_agent.question_text import checked_question
+from grasp_agent.skb.schema import SkbSchema
 
 if TYPE_CHECKING:
     from grasp_agent.integrations.graphrag_retriever import GraspRetriever
@@ -150,6 +151,21 @@ class Grasp:
 
     def _checked(self, question: str) -> str:
         return checked_question(question, self.parts.settings.max_question_chars)
+
+    @property
+    def schema(self) -> SkbSchema:
+        """The loaded SKB's schema (node and relation types)."""
+        return self.parts.schema
+
+    @property
+    def driver(self) -> Driver:
+        """The Neo4j driver searches run on."""
+        return self.parts.driver
+
+    @property
+    def database(self) -> str:
+        """The Neo4j database holding the SKB."""
+        return self.parts.settings.neo4j_database
 
     @property
     def configuration(self) -> SearchConfiguration:

@@ -17,12 +17,12 @@ from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
 if TYPE_CHECKING:
-    from grasp_agent.api import Grasp
+    from grasp_agent.integrations.protocol import GraspLike
 
 
 class GraspRetriever(Retriever):
-    def __init__(self, grasp: Grasp) -> None:
-        super().__init__(grasp.parts.driver, grasp.parts.settings.neo4j_database)
+    def __init__(self, grasp: GraspLike) -> None:
+        super().__init__(grasp.driver, grasp.database)
         self._grasp = grasp
 
     def get_search_results(self, query_text: str, top_k: int = 5) -> RawSearchResult:

@@ -16,7 +16,7 @@ from grasp_agent.errors import QuestionError
 from grasp_agent.integrations.formatting import result_text
 
 if TYPE_CHECKING:
-    from grasp_agent.api import Grasp
+    from grasp_agent.integrations.protocol import GraspLike
 
 
 class GraspSearchInput(BaseModel):
@@ -31,13 +31,14 @@ class GraspSearchTool(BaseTool):
     description: str = ""
     args_schema: type[BaseModel] = GraspSearchInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
-    grasp: Any = Field(exclude=True)  # a Grasp; Any keeps pydantic from inspecting it
+    grasp: Any = Field(exclude=True)  # a GraspLike (e.g. Grasp); Any keeps pydantic from inspecting it
     handle_tool_error: bool = True  # a refused question comes back as the tool's answer, not a crash
     default_k: int = 5
 
     def model_post_init(self, context: Any, /) -> None:
         if not self.description:
-            schema = self.grasp.parts.schema
+            grasp: GraspLike = self.grasp
+            schema = grasp.schema
             types = ", ".join(node_type.label for node_type in schema.node_types)
             self.description = (
                 f"Searches the '{schema.name}' knowledge graph (node types: {types}) for the nodes that answer a "
@@ -46,7 +47,7 @@ class GraspSearchTool(BaseTool):
 
     def _run(self, query: str, k: int | None = None,
              run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
-        grasp: Grasp = self.grasp
+        grasp: GraspLike = self.grasp
         try:
             result = grasp.search(query, k=k or self.default_k)
         except QuestionError as error:  # the agent reads why and can ask again

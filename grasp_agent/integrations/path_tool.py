@@ -16,7 +16,7 @@ from grasp_agent.adapath.result import PathResult
 from grasp_agent.errors import QuestionError
 
 if TYPE_CHECKING:
-    from grasp_agent.api import Grasp
+    from grasp_agent.integrations.protocol import GraspLike
 
 
 class PathQuestionInput(BaseModel):
@@ -40,13 +40,14 @@ class GraspPathTool(BaseTool):
     description: str = ""
     args_schema: type[BaseModel] = PathQuestionInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
-    grasp: Any = Field(exclude=True)  # a Grasp; Any keeps pydantic from inspecting it
+    grasp: Any = Field(exclude=True)  # a GraspLike (e.g. Grasp); Any keeps pydantic from inspecting it
     handle_tool_error: bool = True  # a refused question comes back as the tool's answer, not a crash
     default_k: int = 10
 
     def model_post_init(self, context: Any, /) -> None:
         if not self.description:
-            schema = self.grasp.parts.schema
+            grasp: GraspLike = self.grasp
+            schema = grasp.schema
             relations = ", ".join(relation.type for relation in schema.relation_types)
             self.description = (
                 f"Answers a question about the '{schema.name}' knowledge graph by following relation paths "
@@ -54,7 +55,7 @@ class GraspPathTool(BaseTool):
                 "answer and the paths that support it.")
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
-        grasp: Grasp = self.grasp
+        grasp: GraspLike = self.grasp
         try:
             result = grasp.paths(question, k=self.default_k)
         except QuestionError as error:  # the agent reads why and can ask again
