@@ -25,6 +25,7 @@ from grasp_agent.embed.numpy_ops import F32
 from grasp_agent.embed.sentence_encoder import Progress, checked_max_tokens, tokenized_by_length
 from grasp_agent.embed.text_tokenizer import TextTokenizer, load_tokenizer
 from grasp_agent.errors import EmbeddingError
+from grasp_agent.optional_imports import require
 
 Precision = Literal["fp32", "int8"]
 # Bump when build_sentence_graph or the quantisation settings change: cached files of older builds are ignored.
@@ -35,12 +36,9 @@ BATCH_TOKENS = 2048
 
 
 def _ort() -> Any:
-    try:
-        import onnxruntime
-    except ImportError as exc:  # a core dependency; missing only in a broken or hand-made environment
-        raise EmbeddingError("the onnx embedding backend needs onnxruntime and onnx (pip install onnxruntime onnx), "
-                             "or set GRASP_EMBED_BACKEND=numpy") from exc
-    return onnxruntime
+    # a core dependency; missing only in a broken or hand-made environment
+    return require("onnxruntime", need="the onnx embedding backend needs onnxruntime and onnx",
+                   hint="pip install onnxruntime onnx, or set GRASP_EMBED_BACKEND=numpy", error_type=EmbeddingError)
 
 
 def _weights_digest(spec: SentenceModelSpec) -> str:

@@ -5,19 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.report import EvaluationReport
+from grasp_agent.optional_imports import require
 
 
 def _pyplot() -> Any:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")  # files only: no display on servers and CI
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise GraspError(f"plots need matplotlib ({error}); pip install matplotlib") from error
-    return plt
+    need, hint = "plots need matplotlib", "pip install matplotlib"
+    require("matplotlib", need=need, hint=hint).use("Agg")  # files only: no display on servers and CI
+    return require("matplotlib.pyplot", need=need, hint=hint)
 
 
 def hit1_bar_chart(report: EvaluationReport, grouping: str, path: Path) -> Path | None:

@@ -38,6 +38,7 @@ from grasp_agent.llm.base import (
 )
 from grasp_agent.llm.errors import LLMError, ModelFileError
 from grasp_agent.llm.packaged_models import check_gguf_magic
+from grasp_agent.optional_imports import require
 
 # Measured with Plan on the 0.5B model: bound 2000 is refused by llama.cpp; keeping 500 parses but makes
 # constrained decoding about 4x slower than bound 64, since every nested optional rule is tracked per token.
@@ -49,12 +50,8 @@ INSTALL_HINT = "pip install 'grasp-agent[local-llm]' (the [local-llm] extra inst
 
 
 def _import_llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise LLMError(f"the llama-cpp backend needs llama-cpp-python, which cannot be imported ({exc}); "
-                       f"run: {INSTALL_HINT}") from exc
-    return llama_cpp
+    return require("llama_cpp", need="the llama-cpp backend needs llama-cpp-python", hint=INSTALL_HINT,
+                   error_type=LLMError)
 
 
 def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,18 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from grasp_agent.optional_imports import require
 from grasp_agent.rerank.base import Reranker, RerankError, check_scores
 
 INSTALL_HINT = "pip install 'grasp-agent[train]' (the [train] extra installs torch and sentence-transformers)"
 
 
 def _import_sentence_transformers() -> Any:
-    try:
-        import sentence_transformers
-    except ImportError as exc:
-        raise RerankError(f"the cross-encoder reranker needs sentence-transformers, which cannot be imported "
-                          f"({exc}); run: {INSTALL_HINT}") from exc
-    return sentence_transformers
+    return require("sentence_transformers", need="the cross-encoder reranker needs sentence-transformers",
+                   hint=INSTALL_HINT, error_type=RerankError)
 
 
 class CrossEncoderReranker(Reranker):

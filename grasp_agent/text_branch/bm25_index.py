@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from grasp_agent.config import Settings
 from grasp_agent.identifiers import is_identifier
+from grasp_agent.optional_imports import require
 from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
 from grasp_agent.text_branch.index_store import install_build
 from grasp_agent.text_branch.index_store import read_manifest as read_stored_manifest
@@ -82,15 +83,12 @@ class QueryTokenizer:
 def _make_stemmer(name: str | None) -> Any:
     if name is None:
         return None
+    stemming = require("Stemmer", need="stemming needs the PyStemmer package",
+                      hint="pip install PyStemmer (or Bm25Config(stemmer=None))", error_type=TextBranchError)
     try:
-        import Stemmer  # type: ignore[import-not-found]  # the PyStemmer package
-    except ImportError as error:
-        raise TextBranchError("stemming needs the PyStemmer package: pip install PyStemmer "
-                              "(or Bm25Config(stemmer=None))") from error
-    try:
-        return Stemmer.Stemmer(name)
+        return stemming.Stemmer(name)
     except KeyError as error:
-        raise TextBranchError(f"unknown stemmer {name!r}; known: {Stemmer.algorithms()}") from error
+        raise TextBranchError(f"unknown stemmer {name!r}; known: {stemming.algorithms()}") from error
 
 
 @dataclass(frozen=True)

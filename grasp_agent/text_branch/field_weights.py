@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from grasp_agent.optional_imports import require
 from grasp_agent.ranking import reciprocal_rank
 from grasp_agent.text_branch.candidates import WeightExample
 from grasp_agent.text_branch.fields import TextBranchError
@@ -220,12 +221,8 @@ def _zero_model(keys: Sequence[FieldKey], dimension: int, model_id: str) -> Fiel
 
 
 def _import_torch() -> Any:
-    try:
-        import torch
-    except ImportError as error:
-        raise TextBranchError(f"training field weights needs torch, which the core install leaves out: "
-                              f"{TRAIN_EXTRA}") from error
-    return torch
+    return require("torch", need="training field weights needs torch (the core install leaves it out)",
+                   hint=TRAIN_EXTRA, error_type=TextBranchError)
 
 
 def _padded(torch: Any, examples: Sequence[WeightExample], key_count: int) -> tuple[Any, Any, Any, Any]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from grasp_agent.embed.sentence_encoder import load_sentence_encoder
 from grasp_agent.embed.text_tokenizer import TextTokenizer
+from grasp_agent.optional_imports import require
 from grasp_agent.rerank.listwise import (
     LINEAR_NAMES,
     LinearName,
@@ -83,13 +84,9 @@ class RerankTrainReport:
 
 
 def _imports() -> tuple[Any, Any, Any]:
-    try:
-        import peft
-        import torch
-        import transformers
-    except ImportError as exc:
-        raise RerankDataError(f"reranker training needs torch, transformers and peft ({exc}); run: "
-                              "pip install 'grasp-agent[train]'") from exc
+    need, hint = "reranker training needs torch, transformers and peft", "pip install 'grasp-agent[train]'"
+    peft, torch, transformers = (require(name, need=need, hint=hint, error_type=RerankDataError)
+                                 for name in ("peft", "torch", "transformers"))
     return torch, transformers, peft
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "grasp_agent"
 # Lowest first. A package not listed fails the test: place it when it is created.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "config", "identifiers", "ranking", "question_text", "http_json", "package_parts", "cypher_queries"),
+    ("errors", "config", "identifiers", "ranking", "question_text", "http_json", "package_parts", "cypher_queries",
+     "optional_imports"),
     ("db", "embed", "llm"),
     ("skb",),
     ("fusion",),  # pure ranking math: the text branch's hybrid baseline uses its RRF
