@@ -9,7 +9,6 @@ delete its folder unless asked to keep it. Results are plain dataclasses, writte
 from __future__ import annotations
 
 import math
-import resource
 import shutil
 import time
 from collections.abc import Iterator, Sequence
@@ -38,6 +37,7 @@ from grasp_agent.evaluation.scale_probes import (
     time_plans,
     time_text_branch,
 )
+from grasp_agent.process_memory import peak_rss_mib
 from grasp_agent.skb.loader import LoadOptions, load_skb
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.skb.synthetic import generate_skb, node_id
@@ -125,10 +125,6 @@ def dedicated_instance(settings: Settings) -> Iterator[None]:
         yield
     finally:
         server.stop()
-
-
-def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
 def available_memory_bytes() -> int:

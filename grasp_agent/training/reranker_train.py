@@ -26,6 +26,7 @@ import numpy as np
 from grasp_agent.embed.sentence_encoder import load_sentence_encoder
 from grasp_agent.embed.text_tokenizer import TextTokenizer
 from grasp_agent.optional_imports import require
+from grasp_agent.process_memory import peak_rss_mib
 from grasp_agent.rerank.listwise import (
     LINEAR_NAMES,
     LinearName,
@@ -181,12 +182,6 @@ def _lr_factor(step: int, total: int, warmup: int) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
-def _peak_rss_mib() -> float:
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
-
-
 def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuestion], model_dir: Path,
                    out_dir: Path, skb: str, base_model: str, config: RerankTrainConfig | None = None,
                    progress: Callable[[str], None] | None = None) -> RerankTrainReport:
@@ -242,10 +237,10 @@ def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuesti
         if hit1 > best_hit1:
             best_hit1 = hit1
             report.best_epoch = epoch
-            report.peak_rss_mib = _peak_rss_mib()
+            report.peak_rss_mib = peak_rss_mib()
             trained = manifest.model_copy(update={"training": report.as_dict()})
             save_adapter(out_dir, scorer.adapter(trained))
-    report.peak_rss_mib = _peak_rss_mib()
+    report.peak_rss_mib = peak_rss_mib()
     # The folder holds the best epoch's weights; its manifest also records the epochs after it.
     final = manifest.model_copy(update={"training": report.as_dict()})
     (out_dir / "reranker.json").write_text(final.model_dump_json(indent=1) + "\n", encoding="utf-8")

@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "grasp_agent"
 # Lowest first. A package not listed fails the test: place it when it is created.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "identifiers", "ranking", "question_text", "http_json", "package_parts", "cypher_queries",
-     "optional_imports"),
+     "optional_imports", "process_memory"),
     ("db", "embed", "llm"),
     ("skb",),
     ("fusion",),  # pure ranking math: the text branch's hybrid baseline uses its RRF
