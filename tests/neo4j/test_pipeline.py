@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from grasp_agent.pipeline.graph import GRAPH_STAGES
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.pipeline.results import SearchResult
+from tests.http_fake import FakeJsonServer, Reply, Request, serving
 
 pytestmark = pytest.mark.neo4j
 
@@ -172,63 +172,38 @@ def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
             assert not back.failures and back.hits[0].graph_rank is not None
 
 
-class _ScriptedLLMServer(ThreadingHTTPServer):
-    """An OpenAI-compatible endpoint whose model writes sensible mentions but plans over an unknown type."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _ScriptedHandler)
-        self.plan_requests = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+def _asks_for_plan(body: dict[str, Any]) -> bool:
+    return "anchors" in json.dumps(body.get("response_format") or body.get("guided_json") or {})
 
 
-class _ScriptedHandler(BaseHTTPRequestHandler):
-    server: _ScriptedLLMServer
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        asks_for_plan = "anchors" in json.dumps(body.get("response_format") or body.get("guided_json") or {})
-        if asks_for_plan:
-            self.server.plan_requests += 1
-            content: dict[str, Any] = {
-                "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasms"}],
-                "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
-                "target": {"var": "t", "type": "Spaceship"}, "relevance_text": "", "n_cand": 10, "risk": "low"}
-        else:
-            content = {"mentions": [{"text": "epileptic spasms", "types": ["Phenotype"], "role": "anchor"}]}
-        payload = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
-                                           "message": {"role": "assistant", "content": json.dumps(content)}}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload.encode())
+def _scripted_answer(request: Request, attempts: int) -> Reply:
+    """An OpenAI-compatible model that writes sensible mentions but plans over an unknown type."""
+    content: dict[str, Any]
+    if _asks_for_plan(request.body):
+        content = {
+            "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasms"}],
+            "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+            "target": {"var": "t", "type": "Spaceship"}, "relevance_text": "", "n_cand": 10, "risk": "low"}
+    else:
+        content = {"mentions": [{"text": "epileptic spasms", "types": ["Phenotype"], "role": "anchor"}]}
+    return Reply(200, {"choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": json.dumps(content)}}]})
 
 
 @pytest.fixture()
-def scripted_llm() -> Iterator[_ScriptedLLMServer]:
-    server = _ScriptedLLMServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+def scripted_llm() -> Iterator[FakeJsonServer]:
+    with serving(_scripted_answer) as server:
+        yield server
 
 
 def test_an_invalid_plan_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver, pipeline_settings: Settings,
                                                        embedder: GraspEmbedder,
-                                                       scripted_llm: _ScriptedLLMServer) -> None:
-    llm = OpenAICompatibleLLM(scripted_llm.url, "scripted", retries=0)
+                                                       scripted_llm: FakeJsonServer) -> None:
+    llm = OpenAICompatibleLLM(f"{scripted_llm.url}/v1", "scripted", retries=0)
     grasp = Grasp(assemble_parts(driver, pipeline_settings, embedder, llm))
     result = grasp.search("Which diseases present with epileptic spasms?")
-    assert result.planner == "llm:openai:scripted" and scripted_llm.plan_requests == 3  # greedy + 2 samples
+    plan_requests = sum(map(_asks_for_plan, scripted_llm.bodies()))
+    assert result.planner == "llm:openai:scripted" and plan_requests == 3  # greedy + 2 samples
     assert "did not validate" in result.failures["graph"] and "Spaceship" in result.failures["graph"]
     assert result.hits and result.hits[0].graph_rank is None and _first_of_asked_type(result)
     # the same instance still plans heuristically when asked

@@ -6,10 +6,8 @@ import asyncio
 import json
 import math
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -18,6 +16,7 @@ from neo4j_graphrag.llm.base import LLMInterfaceV2
 from grasp_agent.graph_branch.plan import Plan, parse_plan
 from grasp_agent.llm.errors import LLMError, LLMUnavailableError
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
+from tests.http_fake import FakeJsonServer, Reply, Request, serving
 
 PLAN = {"anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasm"}],
         "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}], "target": {"var": "t", "type": "Disease"}}
@@ -37,115 +36,78 @@ def _constraint(body: dict[str, Any]) -> str:
     return str((body.get("response_format") or {}).get("type", "none"))
 
 
-class FakeServer(ThreadingHTTPServer):
-    daemon_threads = True
+def respond(request: Request, attempts: int) -> Reply:
+    """The server's modes, named by the URL's first segment (`/<mode>/v1/chat/completions`)."""
+    mode, body = request.path.split("/")[1], request.body
+    if mode == "slow":
+        time.sleep(1.0)
+    if mode == "down" or (mode == "flaky" and attempts <= 2) or (mode == "busy" and attempts == 1):
+        return Reply(429 if mode == "busy" else 503, {"error": "overloaded"})
+    if mode == "broken":
+        return Reply(200, b"<html>not json{")
+    if mode == "missing":
+        return Reply(404, {"error": {"message": f"model {body['model']} does not exist"}})
+    if mode == "auth" and request.header("Authorization") != "Bearer sk-test":
+        return Reply(401, {"error": "bad key"})
+    if _constraint(body) in REFUSES.get(mode, set()):
+        return Reply(400, {"error": {"message": f"unsupported: {_constraint(body)}"}})
+    return Reply(200, _answer(mode, body))
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.lock = threading.Lock()
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def bodies(self, mode: str) -> list[dict[str, Any]]:
-        with self.lock:
-            return [body for path, _, body in self.requests if path.startswith(f"/{mode}/")]
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: FakeServer
-
-    def log_message(self, format: str, *args: object) -> None:  # keep pytest output clean
-        pass
-
-    def _send(self, status: int, payload: object) -> None:
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with self.server.lock:
-            self.server.requests.append((self.path, dict(self.headers), body))
-            attempts = sum(1 for path, _, _ in self.server.requests if path == self.path)
-        mode = self.path.split("/")[1]
-        if mode == "slow":
-            time.sleep(1.0)
-        if mode == "down" or (mode == "flaky" and attempts <= 2) or (mode == "busy" and attempts == 1):
-            return self._send(429 if mode == "busy" else 503, {"error": "overloaded"})
-        if mode == "broken":
-            return self._send(200, b"<html>not json{")
-        if mode == "missing":
-            return self._send(404, {"error": {"message": f"model {body['model']} does not exist"}})
-        if mode == "auth" and self.headers.get("Authorization") != "Bearer sk-test":
-            return self._send(401, {"error": "bad key"})
-        if _constraint(body) in REFUSES.get(mode, set()):
-            return self._send(400, {"error": {"message": f"unsupported: {_constraint(body)}"}})
-        return self._send(200, self._answer(mode, body))
-
-    def _answer(self, mode: str, body: dict[str, Any]) -> dict[str, Any]:
-        if mode == "nochoices":
-            return {"choices": []}
-        constraint = _constraint(body)
-        if constraint != "none":
-            content = json.dumps(PLAN)
-        elif mode in REFUSES:  # a schema request sent without constraint: small models wrap JSON in prose
-            content = f"Sure! Here is the plan: {json.dumps(PLAN)} Hope it helps."
-        else:
-            content = f"echo: {body['messages'][-1]['content']}"
-        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-        if body.get("logprobs") and mode != "nologprobs":
-            top = [{"token": token, "logprob": lp, "bytes": list(token.encode())} for token, lp in TOP]
-            choice["logprobs"] = {"content": [{"token": "yes", "logprob": -0.2, "top_logprobs": top}]}
-        return {"id": "c1", "object": "chat.completion", "model": body["model"], "choices": [choice],
-                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+def _answer(mode: str, body: dict[str, Any]) -> dict[str, Any]:
+    if mode == "nochoices":
+        return {"choices": []}
+    constraint = _constraint(body)
+    if constraint != "none":
+        content = json.dumps(PLAN)
+    elif mode in REFUSES:  # a schema request sent without constraint: small models wrap JSON in prose
+        content = f"Sure! Here is the plan: {json.dumps(PLAN)} Hope it helps."
+    else:
+        content = f"echo: {body['messages'][-1]['content']}"
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+    if body.get("logprobs") and mode != "nologprobs":
+        top = [{"token": token, "logprob": lp, "bytes": list(token.encode())} for token, lp in TOP]
+        choice["logprobs"] = {"content": [{"token": "yes", "logprob": -0.2, "top_logprobs": top}]}
+    return {"id": "c1", "object": "chat.completion", "model": body["model"], "choices": [choice],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[FakeServer]:
-    httpd = FakeServer()
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+def server() -> Iterator[FakeJsonServer]:
+    with serving(respond) as httpd:
+        yield httpd
 
 
-def _client(server: FakeServer, mode: str = "ok", **options: Any) -> OpenAICompatibleLLM:
+def _client(server: FakeJsonServer, mode: str = "ok", **options: Any) -> OpenAICompatibleLLM:
     options = {"retry_wait_s": 0.01, **options}
     return OpenAICompatibleLLM(f"{server.url}/{mode}/v1", "Qwen/Qwen2.5-7B-Instruct", **options)
 
 
-def test_invoke_is_a_graphrag_llm_returning_text_and_usage(server: FakeServer) -> None:
+def test_invoke_is_a_graphrag_llm_returning_text_and_usage(server: FakeJsonServer) -> None:
     with _client(server, "plaintext") as llm:
         assert isinstance(llm, LLMInterfaceV2)
         assert llm.model_id == "openai:Qwen/Qwen2.5-7B-Instruct"
         response = llm.invoke(MESSAGES, temperature=0.3, seed=7, max_tokens=50)
     assert response.content == "echo: Which diseases...?"
     assert response.usage is not None and response.usage.total_tokens == 18
-    sent = server.bodies("plaintext")[-1]
+    sent = server.bodies("/plaintext/")[-1]
     assert sent["messages"] == MESSAGES and sent["model"] == "Qwen/Qwen2.5-7B-Instruct"
     assert (sent["temperature"], sent["seed"], sent["max_tokens"]) == (0.3, 7, 50)
     assert "response_format" not in sent and "guided_json" not in sent
 
 
-def test_ainvoke_answers_like_invoke(server: FakeServer) -> None:
+def test_ainvoke_answers_like_invoke(server: FakeJsonServer) -> None:
     with _client(server, "plaintext") as llm:
         response = asyncio.run(llm.ainvoke(MESSAGES))
     assert response.content == "echo: Which diseases...?"
 
 
-def test_complete_json_sends_a_strict_json_schema(server: FakeServer) -> None:
+def test_complete_json_sends_a_strict_json_schema(server: FakeJsonServer) -> None:
     with _client(server, "ok") as llm:
         text = llm.complete_json(MESSAGES, Plan.json_schema())
         assert llm.schema_mode == "json_schema"
     assert parse_plan(text).target.type == "Disease"
-    sent = server.bodies("ok")[-1]
+    sent = server.bodies("/ok/")[-1]
     assert sent["response_format"] == {
         "type": "json_schema", "json_schema": {"name": "Plan", "schema": Plan.json_schema(), "strict": True}
     }
@@ -157,14 +119,14 @@ def test_complete_json_sends_a_strict_json_schema(server: FakeServer) -> None:
     [("noschema", "guided_json", 2), ("jsononly", "json_object", 3), ("textonly", "none", 4)],
 )
 def test_refused_constraints_step_down_once_and_are_remembered(
-    server: FakeServer, mode: str, learned: str, first_call_requests: int
+    server: FakeJsonServer, mode: str, learned: str, first_call_requests: int
 ) -> None:
     with _client(server, mode) as llm:
         first = llm.complete_json(MESSAGES, Plan.json_schema(), seed=3)
         assert llm.schema_mode == learned
-        assert len(server.bodies(mode)) == first_call_requests
+        assert len(server.bodies(f"/{mode}/")) == first_call_requests
         second = llm.complete_json(MESSAGES, Plan.json_schema())
-    bodies = server.bodies(mode)
+    bodies = server.bodies(f"/{mode}/")
     assert len(bodies) == first_call_requests + 1  # the second call goes straight to what worked
     assert [_constraint(body) for body in bodies[-2:]] == [learned, learned]
     assert parse_plan(first) == parse_plan(second) == Plan.model_validate(PLAN)
@@ -173,29 +135,29 @@ def test_refused_constraints_step_down_once_and_are_remembered(
     assert bodies[0]["seed"] == 3
 
 
-def test_a_new_instance_probes_again(server: FakeServer) -> None:
+def test_a_new_instance_probes_again(server: FakeJsonServer) -> None:
     with _client(server, "noschema") as llm:
         assert llm.schema_mode == "json_schema"
 
 
-def test_a_server_refusing_every_mode_names_them_all(server: FakeServer) -> None:
+def test_a_server_refusing_every_mode_names_them_all(server: FakeJsonServer) -> None:
     with _client(server, "bad") as llm, pytest.raises(LLMError) as error:
         llm.complete_json(MESSAGES, {"type": "object"})
     message = str(error.value)
     for mode in ("json_schema", "guided_json", "json_object", "none"):
         assert f"{mode}: HTTP 400" in message
-    assert len(server.bodies("bad")) == 4
+    assert len(server.bodies("/bad/")) == 4
 
 
-def test_response_format_of_graphrag_is_translated(server: FakeServer) -> None:
+def test_response_format_of_graphrag_is_translated(server: FakeJsonServer) -> None:
     with _client(server, "ok") as llm:
         llm.invoke(MESSAGES, response_format=Plan)
-        assert server.bodies("ok")[-1]["response_format"]["json_schema"]["name"] == "Plan"
+        assert server.bodies("/ok/")[-1]["response_format"]["json_schema"]["name"] == "Plan"
         llm.invoke(MESSAGES, response_format={"type": "json_object"})
-        assert server.bodies("ok")[-1]["response_format"] == {"type": "json_object"}
+        assert server.bodies("/ok/")[-1]["response_format"] == {"type": "json_object"}
         wrapped = {"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "object"}}}
         llm.invoke(MESSAGES, response_format=wrapped)
-        assert server.bodies("ok")[-1]["response_format"]["json_schema"]["schema"] == {"type": "object"}
+        assert server.bodies("/ok/")[-1]["response_format"]["json_schema"]["schema"] == {"type": "object"}
         with pytest.raises(LLMError, match="response_format .* refused; allowed"):
             llm.invoke(MESSAGES, response_format={"type": "xml"})
         with pytest.raises(LLMError, match=r"invoke options \['top_p'\] refused"):
@@ -204,46 +166,46 @@ def test_response_format_of_graphrag_is_translated(server: FakeServer) -> None:
             llm.invoke(MESSAGES, temperature=5.0)
 
 
-def test_first_token_logprobs_merge_spellings_and_mark_absent_candidates(server: FakeServer) -> None:
+def test_first_token_logprobs_merge_spellings_and_mark_absent_candidates(server: FakeJsonServer) -> None:
     with _client(server, "ok") as llm:
         scores = llm.first_token_logprobs(MESSAGES, ["yes", "no", "perhaps"])
     assert scores["yes"] == pytest.approx(math.log(math.exp(-0.2) * 2 + math.exp(-2.0)))  # sampled + top + " yes"
     assert scores["no"] == pytest.approx(-1.9)  # "No" differs in case: another answer
     assert scores["perhaps"] == -math.inf
-    sent = server.bodies("ok")[-1]
+    sent = server.bodies("/ok/")[-1]
     assert (sent["logprobs"], sent["top_logprobs"], sent["max_tokens"], sent["temperature"]) == (True, 20, 1, 0.0)
 
 
-def test_missing_logprobs_and_choices_are_clear_errors(server: FakeServer) -> None:
+def test_missing_logprobs_and_choices_are_clear_errors(server: FakeJsonServer) -> None:
     with _client(server, "nologprobs") as llm, pytest.raises(LLMError, match="no choices.0..logprobs"):
         llm.first_token_logprobs(MESSAGES, ["yes", "no"])
     with _client(server, "nochoices") as llm, pytest.raises(LLMError, match="no choices.0..message.content"):
         llm.invoke(MESSAGES)
 
 
-def test_malformed_and_refused_answers_fail_at_once(server: FakeServer) -> None:
+def test_malformed_and_refused_answers_fail_at_once(server: FakeJsonServer) -> None:
     with _client(server, "broken") as llm, pytest.raises(LLMError, match="malformed JSON"):
         llm.invoke(MESSAGES)
     with _client(server, "missing") as llm, pytest.raises(LLMError, match="HTTP 404.*does not exist"):
         llm.invoke(MESSAGES)
-    assert len(server.bodies("broken")) == len(server.bodies("missing")) == 1
+    assert len(server.bodies("/broken/")) == len(server.bodies("/missing/")) == 1
 
 
-def test_5xx_and_429_are_retried(server: FakeServer) -> None:
+def test_5xx_and_429_are_retried(server: FakeJsonServer) -> None:
     with _client(server, "flaky", retries=3) as llm:
         assert llm.invoke(MESSAGES).content.startswith("echo:")
     with _client(server, "busy", retries=1) as llm:
         assert llm.invoke(MESSAGES).content.startswith("echo:")
-    assert (len(server.bodies("flaky")), len(server.bodies("busy"))) == (3, 2)
+    assert (len(server.bodies("/flaky/")), len(server.bodies("/busy/"))) == (3, 2)
 
 
-def test_a_server_that_stays_down_is_unavailable_after_all_retries(server: FakeServer) -> None:
+def test_a_server_that_stays_down_is_unavailable_after_all_retries(server: FakeJsonServer) -> None:
     with _client(server, "down", retries=2) as llm, pytest.raises(LLMUnavailableError, match="after 3 attempts.*503"):
         llm.complete_json(MESSAGES, Plan.json_schema())
-    assert len(server.bodies("down")) == 3
+    assert len(server.bodies("/down/")) == 3
 
 
-def test_timeouts_and_closed_ports_are_unavailable(server: FakeServer) -> None:
+def test_timeouts_and_closed_ports_are_unavailable(server: FakeJsonServer) -> None:
     with _client(server, "slow", timeout_s=0.2, retries=0) as llm, pytest.raises(LLMUnavailableError, match="no answer"):
         llm.invoke(MESSAGES)
     with socket.socket() as probe:
@@ -254,14 +216,14 @@ def test_timeouts_and_closed_ports_are_unavailable(server: FakeServer) -> None:
         llm.invoke(MESSAGES)
 
 
-def test_api_key_is_sent_as_bearer_token(server: FakeServer) -> None:
+def test_api_key_is_sent_as_bearer_token(server: FakeJsonServer) -> None:
     with _client(server, "auth", api_key="sk-test") as llm:
         assert llm.invoke(MESSAGES).content.startswith("echo:")
     with _client(server, "auth") as llm, pytest.raises(LLMError, match="HTTP 401"):
         llm.invoke(MESSAGES)
 
 
-def test_bad_arguments_are_refused_with_what_is_allowed(server: FakeServer) -> None:
+def test_bad_arguments_are_refused_with_what_is_allowed(server: FakeJsonServer) -> None:
     with pytest.raises(LLMError, match="allowed: http"):
         OpenAICompatibleLLM("localhost:8000/v1", "m")
     with pytest.raises(LLMError, match="retries -1"):
