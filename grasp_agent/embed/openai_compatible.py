@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, Self
 
-import httpx
 import numpy as np
 from pydantic import SecretStr
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import EmbeddingError
-from grasp_agent.http_json import RetryableError, call_with_retries, excerpt, post_json
+from grasp_agent.http_json import OpenAICompatibleEndpoint, RetryableError, call_with_retries, excerpt
 
 
 def parse_embeddings(payload: Any, expected: int) -> np.ndarray:
@@ -61,8 +60,6 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
         max_tokens: int | None = None,
     ) -> None:
         super().__init__()
-        if not base_url.startswith(("http://", "https://")):
-            raise EmbeddingError(f"embedder URL {base_url!r} is not allowed; allowed: http:// or https:// URLs")
         if batch_size < 1 or retries < 0 or timeout_s <= 0:
             raise EmbeddingError(
                 f"batch_size {batch_size}, retries {retries}, timeout_s {timeout_s} refused; "
@@ -70,16 +67,14 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
             )
         if max_tokens is not None and max_tokens < 1:
             raise EmbeddingError(f"max_tokens {max_tokens} is not allowed; allowed: >= 1 or None")
-        key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._url = base_url.rstrip("/") + "/embeddings"
+        self._endpoint = OpenAICompatibleEndpoint(base_url, "/embeddings", api_key=api_key, timeout_s=timeout_s,
+                                                  what="embedder", error_type=EmbeddingError)
+        self._url = self._endpoint.url
         self._model = model
         self._batch_size = batch_size
-        self._timeout_s = timeout_s
         self._retries = retries
         self._retry_wait_s = retry_wait_s
         self._max_tokens = max_tokens
-        self._client = httpx.Client(timeout=timeout_s, headers=headers)
         self._lock = threading.Lock()
         self._dimension: int | None = None
 
@@ -102,7 +97,7 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
     def with_max_tokens(self, max_tokens: int) -> OpenAICompatibleEmbedder:
         if max_tokens < 1:
             raise EmbeddingError(f"max_tokens {max_tokens} is not allowed; allowed: >= 1")
-        sibling = copy.copy(self)  # shares the HTTP client, which is thread-safe
+        sibling = copy.copy(self)  # shares the endpoint and its HTTP client, which is thread-safe
         sibling._max_tokens = max_tokens
         return sibling
 
@@ -143,7 +138,7 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
             ) from exc
 
     def _post(self, body: dict[str, Any]) -> Any:
-        response = post_json(self._client, self._url, body, self._timeout_s)
+        response = self._endpoint.post(body)
         if response.status_code >= 400:
             raise EmbeddingError(f"embedding server {self._url} refused model {self._model!r}: "
                                  f"HTTP {response.status_code}: {excerpt(response.text)}")
@@ -154,7 +149,7 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
                                  f"(HTTP {response.status_code}): {excerpt(response.text)!r}") from exc
 
     def close(self) -> None:
-        self._client.close()
+        self._endpoint.close()
 
     def __enter__(self) -> Self:
         return self

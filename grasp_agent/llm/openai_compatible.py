@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import httpx
 from neo4j_graphrag.types import LLMMessage
 from pydantic import SecretStr
 
-from grasp_agent.http_json import RetryableError, call_with_retries, excerpt, post_json
+from grasp_agent.http_json import OpenAICompatibleEndpoint, RetryableError, call_with_retries, excerpt
 from grasp_agent.llm.base import (
     ChatResult,
     GenerationOptions,
@@ -108,20 +107,16 @@ class OpenAICompatibleLLM(GraspLLM):
         max_tokens: int = 1024,
     ) -> None:
         super().__init__(model_name=model)
-        if not base_url.startswith(("http://", "https://")):
-            raise LLMError(f"LLM URL {base_url!r} is not allowed; allowed: http:// or https:// URLs up to /v1")
         if retries < 0 or timeout_s <= 0 or max_tokens < 1:
             raise LLMError(f"retries {retries}, timeout_s {timeout_s}, max_tokens {max_tokens} refused; "
                            "allowed: retries >= 0, timeout_s > 0, max_tokens >= 1")
-        key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._endpoint = OpenAICompatibleEndpoint(base_url, "/chat/completions", api_key=api_key, timeout_s=timeout_s,
+                                                  what="LLM", error_type=LLMError)
+        self._url = self._endpoint.url
         self._model = model
-        self._timeout_s = timeout_s
         self._retries = retries
         self._retry_wait_s = retry_wait_s
         self._max_tokens = max_tokens
-        self._client = httpx.Client(timeout=timeout_s, headers=headers)
         # Per instance, not per process: two servers behind one process may differ. A race between threads
         # only costs a repeated refusal, never a wrong answer, so no lock.
         self._schema_mode: SchemaMode = SCHEMA_MODES[0]
@@ -190,7 +185,7 @@ class OpenAICompatibleLLM(GraspLLM):
             ) from exc
 
     def _post(self, body: dict[str, Any]) -> Any:
-        response = post_json(self._client, self._url, body, self._timeout_s)
+        response = self._endpoint.post(body)
         status = response.status_code
         if status in _REFUSED:
             detail = f"HTTP {status}: {excerpt(response.text)}"
@@ -205,4 +200,4 @@ class OpenAICompatibleLLM(GraspLLM):
                            f"(HTTP {status}): {excerpt(response.text)!r}") from exc
 
     def close(self) -> None:
-        self._client.close()
+        self._endpoint.close()
