@@ -1,9 +1,10 @@
 """Benchmarks of the graph branch: latency per stage, and plan parse/valid rates with ranking quality.
 
-Stages: extraction (mentions), linking (entity table), planning (LLM or heuristic, validation included),
-execution (grasp.plan.execute without a relevance vector: linking of anchors, the compiled query, witnesses)
-and rescoring (embedding relevance_text plus the extra time execute takes with it). Execution and
-rescoring are measured `repeats` times per question after one warm-up run, median taken.
+Stages (named as in GraphBranchResult.timings_ms and the pipeline): extract (mentions), link (entity table),
+plan (LLM or heuristic, validation included), execute (grasp.plan.execute without a relevance vector: linking
+of anchors, the compiled query, witnesses) and rescore (embedding relevance_text plus the extra time execute
+takes with it). Execute and rescore are measured `repeats` times per question after one warm-up run, median
+taken.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from statistics import median
 from tqdm import tqdm
 
 from grasp_agent.evaluation.questions import Question
+from grasp_agent.graph_branch.branch import STAGES as GRAPH_STAGES
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.ranking import RankingQuality, ranking_quality
 
-STAGES = ("extraction", "linking", "planning", "execution", "rescoring")
+STAGES = (*GRAPH_STAGES, "rescore")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def _ms(start: float) -> float:
 
 
 def time_execution(branch: GraphBranch, result: GraphBranchResult, repeats: int) -> tuple[float, float] | None:
-    """(execution ms, rescoring ms) for a planned question: execute without, then with the relevance vector."""
+    """(execute ms, rescore ms) for a planned question: execute without, then with the relevance vector."""
     plan = result.planning.plan
     if plan is None:
         return None
@@ -96,7 +98,7 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: i
     templates: list[str] = []
     for question in tqdm(questions, desc=branch.planner_name, disable=not progress, unit="q"):
         result = branch.run(question.text)
-        for stage in ("extraction", "linking", "planning"):
+        for stage in ("extract", "link", "plan"):
             samples[stage].append(result.timings_ms[stage])
         outcome = result.planning
         first = outcome.attempts[0] if outcome.attempts else None
@@ -109,8 +111,8 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: i
             failures.append((question.text, outcome.reason or result.ranking.reason or ""))
         timed = time_execution(branch, result, repeats) if repeats > 0 else None
         if timed is not None:
-            samples["execution"].append(timed[0])
-            samples["rescoring"].append(timed[1])
+            samples["execute"].append(timed[0])
+            samples["rescore"].append(timed[1])
         runs.append(([str(node_id) for node_id in result.ranking.node_ids], set(question.answer_ids)))
         templates.append(question.template)
     count = max(1, len(questions))

@@ -26,7 +26,8 @@ from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
 from grasp_agent.skb.context import SkbContext, read_skb_context
 
-STAGES = ("extraction", "linking", "planning", "execution")
+# One name per stage everywhere: these timings keys, the pipeline's LangGraph nodes, SearchResult.stages_ms.
+STAGES = ("extract", "link", "plan", "execute")
 NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding
 PROMPT_KEY = "grasp.planner.prompt"  # GGUF metadata written by training.gguf_export
 
@@ -99,13 +100,13 @@ class GraphBranch:
     def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
         timings: dict[str, float] = {}
         notes: list[str] = []
-        with _timed(timings, "extraction"):
+        with _timed(timings, "extract"):
             mentions = self.extract(question, notes)
-        with _timed(timings, "linking"):
+        with _timed(timings, "link"):
             table = self.link(mentions)
-        with _timed(timings, "planning"):
+        with _timed(timings, "plan"):
             outcome = self.plan(question, table)
-        with _timed(timings, "execution"):
+        with _timed(timings, "execute"):
             ranking = self.execute(outcome, with_cypher=with_cypher)
         return GraphBranchResult(question, tuple(mentions), table, outcome, ranking, timings, tuple(notes))
 

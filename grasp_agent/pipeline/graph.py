@@ -15,11 +15,12 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from grasp_agent.graph_branch.branch import STAGES as GRAPH_BRANCH_STAGES
 from grasp_agent.pipeline import nodes
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.pipeline.state import GraphBranchState, PipelineState
 
-GRAPH_STAGES = ("extract", "link", "plan", "execute")
+GRAPH_STAGES = GRAPH_BRANCH_STAGES  # extract, link, plan, execute: the graph branch's own stage names
 STAGES = (*GRAPH_STAGES, "text", "fuse", "rerank")
 
 
