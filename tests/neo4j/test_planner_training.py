@@ -31,6 +31,7 @@ def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
     from grasp_agent.adapath.statements import AdaPathCypher
     from grasp_agent.training.plan_reward import LOWEST, RewardTable
     from grasp_agent.training.plan_scoring import PlanScorer, observations
+    from grasp_agent.training.plan_selection import CheckpointSelector, SelectionQuestion
     from grasp_agent.training.planner_rl import (
         GrpoOptions,
         PlanReward,
@@ -76,13 +77,32 @@ def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
                     SftOptions(max_steps=2, **small))  # type: ignore[arg-type]
     assert rft.steps == 2 and _lora_b_trained(rft_model)
 
-    # GRPO from the merged RFT model, with the real reward function
+    # RFT's CPU recipe: the SFT adapter keeps training (no new LoRA on top of it)
+    continued = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "sft" / ADAPTER_DIR,
+                                          is_trainable=True)
+    before = {n: p.detach().clone() for n, p in continued.named_parameters() if "lora_B" in n}
+    train_sft(continued, tokenizer, records[:3], tmp_path / "rft-continued", SftOptions(max_steps=1, **small))  # type: ignore[arg-type]
+    assert any(not torch.equal(before[n], p) for n, p in continued.named_parameters() if n in before)
+    assert len(before) == sum(1 for n, _ in continued.named_parameters() if "lora_B" in n)  # one adapter, not two
+
+    # GRPO from the merged RFT model, with the real reward function; checkpoints scored on held-back
+    # questions by fused Hit@1 of greedy plans (the real scorer); tied groups (a random model's plans all fail,
+    # so every group ties) are sampled again
     merged = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "rft" / ADAPTER_DIR).merge_and_unload()
     reward = PlanReward(scorer, table, by_id)
+    held_back = [SelectionQuestion(by_id[r["id"]], r["prompt"]) for r in records[-2:]]
+    selector = CheckpointSelector(scorer, held_back, tokenizer, tmp_path / "grpo", max_new_tokens=24)
     grpo = train_grpo(merged, tokenizer, records[:2], reward, tmp_path / "grpo",
                       GrpoOptions(max_steps=1, num_generations=2, batch_size=2, gradient_accumulation=1,
-                                  max_completion_length=32, lora_r=4, lora_alpha=8, device="cpu", save_steps=1))
-    assert grpo.steps == 1 and len(reward.given) == 2 and all(r == LOWEST for r in reward.given)
+                                  max_completion_length=32, lora_r=4, lora_alpha=8, device="cpu", save_steps=1,
+                                  resample_ties=1), selector)
+    assert grpo.steps == 1 and len(reward.given) == 4 and all(r == LOWEST for r in reward.given)
+    assert grpo.tied_groups == 1 and grpo.resampled_groups == 0  # drawn again once, tied again
+    assert grpo.selection is not None and [p["step"] for p in grpo.selection] == [0, 1]
+    assert all(p["valid_plans"] == 0.0 and p["fused_hit_at_1"] >= 0.0 for p in grpo.selection)
+    assert grpo.selection[0]["kept"] == 1.0  # a tie keeps the start: the zero adapter
+    kept = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "grpo" / ADAPTER_DIR)
+    assert not _lora_b_trained(kept)
     reloaded = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "grpo" / ADAPTER_DIR)
     assert sum(1 for name, _ in reloaded.named_parameters() if "lora_A" in name) > 0
     with torch.no_grad():

