@@ -1,22 +1,33 @@
-"""What every command shares: settings, the console, and turning GraspError into a message."""
+"""What every command shares: settings, the console, the option choices, and turning errors into exit codes."""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import Enum, IntEnum
 from functools import wraps
 from typing import NoReturn, ParamSpec, TypeVar
 
 import typer
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j.exceptions import DatabaseUnavailable, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
 from rich.console import Console
 
 from grasp_agent.config import Settings
-from grasp_agent.errors import GraspError
+from grasp_agent.errors import DatabaseUnavailableError, GraspError
 from grasp_agent.pipeline.options import PlannerName
+from grasp_agent.skb.context import NoSkbLoadedError
+
+
+class ExitCode(IntEnum):
+    """What a `grasp` command exits with (README, "Exit codes")."""
+
+    OK = 0
+    ERROR = 1  # a failure grasp reports in one line: a GraspError, a query Neo4j refused
+    USAGE = 2  # Typer's usage errors (unknown option, bad or missing value); refusing to act without --yes
+    DATABASE_UNREACHABLE = 3  # the local instance is not running, or no Neo4j answers at the address
+    NO_SKB = 4  # Neo4j answers but holds no (such) knowledge base
 
 
 class PlannerChoice(str, Enum):
@@ -25,6 +36,21 @@ class PlannerChoice(str, Enum):
     HEURISTIC = "heuristic"
     LLM = "llm"
     PATHBANK = "pathbank"
+
+
+class FusionChoice(str, Enum):
+    """`--fusion`: static (one graph weight) or dynamic (fitted tables) RRF."""
+
+    STATIC = "static"
+    DYNAMIC = "dynamic"
+
+
+class DeviceChoice(str, Enum):
+    """`--device` of the trainers: auto (CUDA when torch sees it, else the CPU), cpu or cuda."""
+
+    AUTO = "auto"
+    CPU = "cpu"
+    CUDA = "cuda"
 
 
 PLANNER_HELP = ("heuristic, llm (the configured GRASP_LLM) or pathbank (routes from the Path-Bank); "
@@ -46,6 +72,17 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def renamed(value: R, old_value: R | None, new: str, old: str, default: R | None = None) -> R:
+    """An option given by its name or by its old one (a hidden alias kept for scripts written before the
+    rename); giving both is a usage error."""
+    if old_value is None:
+        return value
+    if value != default:
+        raise typer.BadParameter(f"{old} is the old name of {new}; give {new} only")
+    errors.print(f"note: {old} is deprecated; say {new}", highlight=False)
+    return old_value
+
+
 def is_loopback(host: str | None) -> bool:
     """`localhost` or a loopback address (127.0.0.0/8, ::1): reachable from this machine only."""
     if host == "localhost":
@@ -63,27 +100,43 @@ def load_settings() -> Settings:
         raise GraspError(f"invalid GRASP_* setting: {error}") from error
 
 
+_UNREACHABLE = (DatabaseUnavailableError, ServiceUnavailable, SessionExpired, DatabaseUnavailable)
+
+
 def friendly_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """A command that fails on purpose prints one readable line and exits 1, never a traceback."""
+    """A command that fails on purpose prints one readable line on stderr, never a traceback, and exits with
+    its `ExitCode`: 3 when Neo4j cannot be reached, 4 when it holds no SKB, 1 otherwise."""
 
     @wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
+        except NoSkbLoadedError as error:
+            fail(str(error), ExitCode.NO_SKB)
         except GraspError as error:
-            _fail(str(error))
+            fail(str(error), ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
         except Neo4jError as error:  # a query the server refused: show its own words
-            _fail(f"Neo4j refused a query: {error.message} ({error.code})")
+            fail(f"Neo4j refused a query: {error.message} ({error.code})",
+                 ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
         except DriverError as error:
-            _fail(f"lost the connection to Neo4j: {error}")
+            fail(f"lost the connection to Neo4j: {error}",
+                 ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
 
     return wrapper
 
 
-def _fail(message: str) -> NoReturn:
+def fail(message: str, code: ExitCode = ExitCode.ERROR) -> NoReturn:
+    """`error: <message>` on stderr (stdout stays clean for --json), then exit with `code`."""
     errors.print("[bold red]error:[/] ", end="")
     errors.print(message, markup=False, highlight=False)
-    raise typer.Exit(code=1)
+    raise typer.Exit(code=int(code))
+
+
+def print_json(document: object) -> None:
+    """One JSON document on stdout, nothing else (no markup, no wrapping): what every `--json` prints."""
+    import json
+
+    typer.echo(json.dumps(document, indent=1, ensure_ascii=False, default=str))
 
 
 @contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -11,6 +12,21 @@ from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.db.connection import open_driver
 
 app = typer.Typer(help="AdaPath: the Path-Bank of meta-paths learnt from training queries.", no_args_is_help=True)
+
+
+class MetaPathChoice(str, Enum):
+    """`--meta-paths`: where the search's meta-paths come from."""
+
+    BANK = "bank"
+    PLANNER = "planner"
+    NONE = "none"
+
+
+class ScorerChoice(str, Enum):
+    """`--scorer`: how partial paths are ranked."""
+
+    EMBEDDING = "embedding"
+    LLM = "llm"
 
 
 @app.command("build-bank")
@@ -98,10 +114,10 @@ def ask(
     question: str = typer.Argument(..., help="The question."),
     topic: list[str] = typer.Option(None, "--topic", help="A topic node's SKB id (the path start); repeatable. "
                                     "Default: the question's best-linked anchors."),
-    meta_paths: str = typer.Option("bank", "--meta-paths", help="bank (Path-Bank), planner (read off the GRASP "
-                                   "plan) or none (unguided)."),
-    scorer: str = typer.Option(None, "--scorer", help="embedding or llm (default: GRASP_ADAPATH_SCORER)."),
-    k: int = typer.Option(10, "-k", min=1, help="Paths to show."),
+    meta_paths: MetaPathChoice = typer.Option(MetaPathChoice.BANK, "--meta-paths", help="bank (Path-Bank), planner "
+                                              "(read off the GRASP plan) or none (unguided)."),
+    scorer: ScorerChoice = typer.Option(None, "--scorer", help="embedding or llm (default: GRASP_ADAPATH_SCORER)."),
+    k: int = typer.Option(10, "--k", "-k", min=1, help="Paths to show."),
 ) -> None:
     """Topic nodes, the meta-paths offered for the question, the paths found from the topics, and the answer."""
     from grasp_agent.adapath.graph import assemble_path_parts, build_path_graph, run_path_graph
@@ -109,20 +125,16 @@ def ask(
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.llm.factory import make_llm
 
-    if meta_paths not in ("bank", "planner", "none"):
-        raise typer.BadParameter(f"--meta-paths {meta_paths!r}; allowed: bank, planner, none")
-    if scorer not in (None, "embedding", "llm"):
-        raise typer.BadParameter(f"--scorer {scorer!r}; allowed: embedding, llm")
     settings = load_settings()
-    if scorer == "llm" and settings.llm == "none":
+    if scorer is ScorerChoice.LLM and settings.llm == "none":
         raise typer.BadParameter("--scorer llm needs an LLM (GRASP_LLM=llama-cpp or openai)")
     llm = make_llm(settings)
     try:
         with open_driver(settings) as driver:
             parts = assemble_path_parts(driver, settings, make_embedder(settings), llm)
-            options = PathSearchOptions.from_settings(settings, scorer=scorer)
+            options = PathSearchOptions.from_settings(settings, scorer=scorer.value if scorer else None)
             result = run_path_graph(build_path_graph(parts), question, topic_ids=topic or None,
-                                    mode=meta_paths, options=options)  # type: ignore[arg-type]
+                                    mode=meta_paths.value, options=options)
     finally:
         if llm is not None:
             llm.close()

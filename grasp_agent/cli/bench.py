@@ -10,13 +10,21 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, is_loopback, load_settings
+from grasp_agent.cli._common import (
+    PLANNER_HELP,
+    PlannerChoice,
+    console,
+    friendly_errors,
+    is_loopback,
+    load_settings,
+    renamed,
+)
 from grasp_agent.cli.bench_build import build_hpo
+from grasp_agent.cli.plan import graph_branch_for
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.graph_bench import PlannerReport, run_benchmark
 from grasp_agent.evaluation.query_sets import query_set, question_set
-from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.llm.factory import make_llm
 
 if TYPE_CHECKING:
@@ -25,31 +33,34 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Benchmarks: each prints its numbers and the machine-independent settings used.",
                   no_args_is_help=True)
 
+QUERIES_HELP = "A query file (JSONL) instead of generated HPO questions."
+QUESTIONS = typer.Option(None, "--questions", hidden=True)  # the old name of --queries
+
 
 @app.command()
 @friendly_errors
 def graph(
     count: int = typer.Option(50, "--count", min=1, help="Questions to run."),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated HPO question set."),
-    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
+    queries: Path = typer.Option(None, "--queries", help=QUERIES_HELP),
     subset: list[str] = typer.Option(None, "--subset", help="Generate questions from this HPO slice (as loaded)."),
-    planner: str = typer.Option("heuristic", "--planner",
-                                help="heuristic, or llm (the GRASP_LLM* settings; e.g. GRASP_LLM=llama-cpp)."),
+    planner: PlannerChoice = typer.Option(PlannerChoice.HEURISTIC, "--planner", help=PLANNER_HELP.split(";")[0] + "."),
     spans: bool = typer.Option(False, "--spans", help="With --planner llm: take mentions from name spans, not the LLM."),
     repeats: int = typer.Option(3, "--repeats", min=0, help="Timed executions per question (median kept)."),
     json_out: Path = typer.Option(None, "--json-out", help="Also write the report as JSON here."),
+    questions: Path = QUESTIONS,
 ) -> None:
     """Graph branch on HPO questions: parse/valid rates, Hit@1/Hit@5/R@20/MRR and latency per stage."""
-    if planner not in ("heuristic", "llm"):
-        raise typer.BadParameter(f"planner {planner!r}; allowed: heuristic, llm")
+    queries = renamed(queries, questions, "--queries", "--questions")
     settings = load_settings()
-    asked = question_set(questions, count, seed, subset)
-    llm = make_llm(settings) if planner == "llm" else None
-    if planner == "llm" and llm is None:
+    asked = question_set(queries, count, seed, subset)
+    llm = make_llm(settings) if planner is PlannerChoice.LLM else None
+    if planner is PlannerChoice.LLM and llm is None:
         raise typer.BadParameter("--planner llm needs an LLM: set GRASP_LLM=llama-cpp or GRASP_LLM=openai")
     try:
         with open_driver(settings) as driver:
-            branch = GraphBranch.build(driver, settings, make_embedder(settings), llm, llm_extraction=not spans)
+            branch = graph_branch_for(driver, settings, make_embedder(settings), llm, planner.value,
+                                      llm_extraction=not spans)
             report = run_benchmark(branch, asked, repeats)
     finally:
         if llm is not None:
@@ -88,16 +99,18 @@ app.command(name="build-hpo")(build_hpo)
 def text(
     count: int = typer.Option(50, "--count", min=1, help="Questions to time."),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated HPO question set."),
-    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
-    k: int = typer.Option(100, "--k", min=1, help="Ranking depth."),
+    queries: Path = typer.Option(None, "--queries", help=QUERIES_HELP),
+    k: int = typer.Option(100, "--k", "-k", min=1, help="Ranking depth."),
+    questions: Path = QUESTIONS,
 ) -> None:
     """Text-branch latency per piece, and the dense index choice: in-process matrix vs Neo4j vector indexes."""
     from grasp_agent.evaluation.text_bench import run_text_bench
     from grasp_agent.skb.context import read_skb_context
     from grasp_agent.text_branch.from_database import open_text_branch
 
+    queries = renamed(queries, questions, "--queries", "--questions")
     settings = load_settings()
-    texts = [question.text for question in query_set(questions, count, seed, None)][:count]
+    texts = [question.text for question in query_set(queries, count, seed, None)][:count]
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, make_embedder(settings), schema, progress=True)
@@ -142,7 +155,8 @@ def scale(
                                   help="Generated files, instances and indexes, one folder per scale."),
     shape_file: Path = typer.Option(None, "--shape", help="A shape JSON (`grasp bench shape`); default: HPO's."),
     plans: int = typer.Option(30, "--plans", min=1, help="Plans timed per hop count (1, 2 and 3 hops)."),
-    queries: int = typer.Option(30, "--queries", min=1, help="Text-branch queries timed."),
+    text_queries: int = typer.Option(30, "--text-queries", min=1, help="Text-branch queries timed."),
+    queries: int = typer.Option(None, "--queries", min=1, hidden=True),  # the old name of --text-queries
     json_out: Path = typer.Option(None, "--json-out", help="Write the results as JSON here."),
     plot: Path = typer.Option(None, "--plot", help="Write the log-log curves as PNG here."),
     keep: bool = typer.Option(False, "--keep", help="Keep each scale's files and Neo4j instance folder."),
@@ -153,9 +167,11 @@ def scale(
     from grasp_agent.evaluation.scale_report import plot_scale, write_results
     from grasp_agent.skb.synthetic_shape import SkbShape, packaged_shape
 
+    text_queries = renamed(text_queries, queries, "--text-queries", "--queries", default=30)
     chosen = scale_bench.parse_scales(scales)
     measured = SkbShape.from_file(shape_file) if shape_file is not None else packaged_shape("hpo")
-    options = scale_bench.ScaleOptions(work_dir=work_dir, seed=seed, plans_per_hop=plans, text_queries=queries, keep=keep)
+    options = scale_bench.ScaleOptions(work_dir=work_dir, seed=seed, plans_per_hop=plans, text_queries=text_queries,
+                                          keep=keep)
     results = []
     for value in chosen:  # one at a time, so each table shows up as soon as its scale is done
         results.extend(scale_bench.run_scale_bench(measured, [value], load_settings(), options))
@@ -226,9 +242,10 @@ def _secs(value: float | None) -> str:
 @friendly_errors
 def load(
     threads: int = typer.Option(8, "--threads", min=1, max=64, help="Searches running at once."),
-    queries: int = typer.Option(200, "--queries", min=1, max=5000, help="Searches per pass (two passes: cold, warm)."),
+    count: int = typer.Option(200, "--count", min=1, max=5000, help="Searches per pass (two passes: cold, warm)."),
     seed: int = typer.Option(7, "--seed", help="Seed of the generated HPO questions (not the benchmark's 0: novel)."),
-    questions: Path = typer.Option(None, "--questions", help="A question JSONL file instead of generated HPO questions."),
+    queries: Path = typer.Option(None, "--queries", help=QUERIES_HELP + " (Before the rename, --queries was the "
+                                 "number of searches, now --count.)"),
     rerank: bool = typer.Option(True, "--rerank/--no-rerank", help="Rerank every search (the costly case)."),
     budget: float = typer.Option(None, "--budget", min=0.0, help="Rerank budget per search in s (0: none); "
                                  "default GRASP_RERANK_BUDGET_S."),
@@ -243,11 +260,14 @@ def load(
     from grasp_agent.db.server import LocalServer
     from grasp_agent.evaluation.load_bench import PassReport, run_load
 
+    if queries is not None and not queries.exists() and queries.name.isdigit():
+        raise typer.BadParameter(f"--queries {queries}: no such query file; --queries names the query file now, the "
+                                 f"number of searches per pass is --count {queries}")
     settings = load_settings()
     if settings.neo4j_uri is not None and not is_loopback(urlparse(settings.neo4j_uri).hostname):
         raise typer.BadParameter(f"GRASP_NEO4J_URI={settings.neo4j_uri} is not on this machine; the load "
                                  "benchmark only runs against loopback")
-    texts = [question.text for question in query_set(questions, queries, seed, None)][:queries]
+    texts = [question.text for question in query_set(queries, count, seed, None)][:count]
     budget_s = settings.rerank_budget_s if budget is None else budget
     jvm_pid = None if settings.uses_external_server else LocalServer(settings).pid()
 

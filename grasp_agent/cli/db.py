@@ -7,7 +7,15 @@ import webbrowser
 
 import typer
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings, progress_lines
+from grasp_agent.cli._common import (
+    ExitCode,
+    console,
+    errors,
+    friendly_errors,
+    load_settings,
+    print_json,
+    progress_lines,
+)
 from grasp_agent.config import Settings
 from grasp_agent.db.connection import open_driver
 from grasp_agent.db.runtime import ensure_runtime
@@ -83,17 +91,30 @@ def stop() -> None:
 
 @app.command()
 @friendly_errors
-def status() -> None:
-    """Whether the server runs, where, and the versions of Neo4j, GDS, APOC and the grasp plugin."""
+def status(as_json: bool = typer.Option(False, "--json", help="Print the state and versions as one JSON object.")
+           ) -> None:
+    """Whether the server runs, where, and the versions of Neo4j, GDS, APOC and the grasp plugin; exits 3 when
+    the local instance is not running."""
     settings = load_settings()
     state = LocalServer(settings).state()
+    where = {"instance": settings.instance, "bolt_uri": settings.bolt_uri}
     if state is ServerState.STOPPED:
-        console.print(f"Neo4j instance '{settings.instance}' is not running (start it with `grasp db start`).")
-        raise typer.Exit(code=3)
+        message = f"Neo4j instance '{settings.instance}' is not running (start it with `grasp db start`)."
+        if as_json:
+            print_json({"state": state.value, **where})
+            errors.print(message, highlight=False)
+        else:
+            console.print(message)
+        raise typer.Exit(code=ExitCode.DATABASE_UNREACHABLE)
     with open_driver(settings) as driver:
         versions = read_versions(driver, settings.neo4j_database)
-    where = "external server" if state is ServerState.EXTERNAL else f"instance '{settings.instance}'"
-    console.print(f"Neo4j {versions.neo4j} ({versions.edition}) running: {where} at {settings.bolt_uri}")
+    if as_json:
+        browser = {"browser_url": settings.browser_url, "password_file": str(settings.password_file)}
+        print_json({"state": state.value, **where, "neo4j": versions.neo4j, "edition": versions.edition,
+                    "plugins": versions.plugins, **(browser if state is ServerState.RUNNING else {})})
+        return
+    where_text = "external server" if state is ServerState.EXTERNAL else f"instance '{settings.instance}'"
+    console.print(f"Neo4j {versions.neo4j} ({versions.edition}) running: {where_text} at {settings.bolt_uri}")
     for plugin, version in versions.plugins.items():
         console.print(f"  {plugin:<6} {version or '[red]not loaded[/]'}")
     if state is ServerState.RUNNING:

@@ -10,10 +10,22 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
+from grasp_agent.cli._common import (
+    PLANNER_HELP,
+    FusionChoice,
+    PlannerChoice,
+    console,
+    errors,
+    friendly_errors,
+    load_settings,
+    planner_name,
+    print_json,
+)
 from grasp_agent.errors import GraspError
 
 QUERIES_HELP = "JSONL ({id, query, answer_ids}) or STaRK's QA CSV."
+JSON_HELP = ("Print the report (results.json's content) as one JSON object on stdout; the files are written all the "
+             "same, progress and messages go to stderr.")
 app = typer.Typer(help="Evaluate systems side by side (`grasp eval --queries F`), or re-score saved runs "
                   "(`grasp eval score --runs DIR --queries F`).")
 
@@ -29,7 +41,8 @@ def evaluate(
                                 "adapath, adapath-unguided, adapath-nobank (adapath needs a Path-Bank)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
-    fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF for grasp (default: GRASP_FUSION)."),
+    fusion: FusionChoice = typer.Option(None, "--fusion", help="Static or dynamic RRF for grasp (default: "
+                                        "GRASP_FUSION)."),
     planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
     heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
     leave_template_out: bool = typer.Option(
@@ -38,6 +51,7 @@ def evaluate(
         "never seen that kind of question."),
     allow_missing: bool = typer.Option(False, "--allow-missing",
                                        help="Run even when some queries have no answer node in the loaded SKB."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance; the runs
     are saved in OUT/runs/ (TREC run files and JSONL) for `grasp eval score`."""
@@ -53,8 +67,6 @@ def evaluate(
     from grasp_agent.evaluation.runner import ADAPATH_SYSTEMS, check_systems, missing_answers, run_systems
     from grasp_agent.pipeline.options import SearchOptions
 
-    if fusion not in (None, "static", "dynamic"):
-        raise typer.BadParameter(f"--fusion {fusion!r}; allowed: static, dynamic")
     chosen = check_systems([name.strip() for name in systems.split(",") if name.strip()])
     query_set = read_queries(queries, split)[:limit] if limit else read_queries(queries, split)
     settings = load_settings()
@@ -69,7 +81,7 @@ def evaluate(
                     f"'{grasp.parts.schema.name}' (e.g. {example}): these queries were written for another "
                     "knowledge base" + ("" if len(absent) == len(query_set) else "; --allow-missing runs the rest"))
             query_set = [query for query in query_set if query not in absent]
-        options = SearchOptions(fusion=fusion, planner=planner_name(planner, heuristic))  # type: ignore[arg-type]
+        options = SearchOptions(fusion=fusion.value if fusion else None, planner=planner_name(planner, heuristic))
         start = time.perf_counter()
         exclusions = template_exclusions(read_queries(queries, None), query_set) if leave_template_out else None
         results = run_systems(grasp, query_set, chosen, options=options, progress=True, bank_exclusions=exclusions)
@@ -81,14 +93,18 @@ def evaluate(
         answerer = grasp.path_parts.llm.model_id if grasp.path_parts.llm is not None else "best path's end (no LLM)"
     report = build_report(results, query_set, names)
     meta = {"queries_file": str(queries), "split": split, "queries": len(query_set), "systems": chosen,
-            "wall_s": round(wall, 1), "planner": planner_used, "fusion": fusion or configuration.fusion_policy.value,
+            "wall_s": round(wall, 1), "planner": planner_used,
+            "fusion": fusion.value if fusion else configuration.fusion_policy.value,
             "reranker": settings.reranker, "embedder": settings.embedder, "configuration": configuration.as_dict(),
             "path_answerer": answerer, "leave_template_out": leave_template_out}
     runs_dir = write_runs(results, out, names)
-    write_report(report, out, meta, f"{len(query_set)} queries from `{queries}` (split {split or 'all'}), "
-                 f"planner {planner_used}, {wall:.0f} s wall")
-    show(report, wall, len(query_set))
-    console.print(f"runs: {runs_dir}", highlight=False)
+    document = write_report(report, out, meta, f"{len(query_set)} queries from `{queries}` (split "
+                            f"{split or 'all'}), planner {planner_used}, {wall:.0f} s wall", as_json)
+    if as_json:
+        print_json(document)
+    else:
+        show(report, wall, len(query_set))
+    (errors if as_json else console).print(f"runs: {runs_dir}", highlight=False)
 
 
 @app.command()
@@ -98,6 +114,7 @@ def score(
     queries: Path = typer.Option(..., "--queries", help=QUERIES_HELP),
     split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
     out: Path = typer.Option(None, "--out", help="Folder for results.json, report.md and plots (default: --runs)."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The report of saved runs, re-scored: no system runs, no database is needed."""
     from grasp_agent.evaluation.query_sets import read_queries
@@ -115,24 +132,31 @@ def score(
     folder = out or (runs.parent if runs.name == "runs" else runs)
     meta = {"queries_file": str(queries), "split": split, "queries": len(scored), "systems": list(results),
             "rescored_from": str(runs)}
-    write_report(report, folder, meta, f"{len(scored)} queries from `{queries}` (split {split or 'all'}), "
-                 f"re-scored from saved runs in `{runs}`")
-    show(report, 0.0, len(scored))
+    document = write_report(report, folder, meta, f"{len(scored)} queries from `{queries}` (split "
+                            f"{split or 'all'}), re-scored from saved runs in `{runs}`", as_json)
+    if as_json:
+        print_json(document)
+    else:
+        show(report, 0.0, len(scored))
 
 
-def write_report(report: object, out: Path, meta: dict[str, object], header: str) -> None:
-    """results.json, report.md and the Hit@1 plots in `out`."""
+def write_report(report: object, out: Path, meta: dict[str, object], header: str,
+                 quiet: bool = False) -> dict[str, object]:
+    """results.json, report.md and the Hit@1 plots in `out`; returns what results.json holds. `quiet` says
+    where they went on stderr (stdout is for --json)."""
     from grasp_agent.evaluation.plots import hit1_bar_chart
     from grasp_agent.evaluation.report import EvaluationReport, to_json_dict, to_markdown
 
     assert isinstance(report, EvaluationReport)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps({"meta": meta, **to_json_dict(report)}, indent=1))
+    document = {"meta": meta, **to_json_dict(report)}
+    (out / "results.json").write_text(json.dumps(document, indent=1))
     (out / "report.md").write_text(header + "\n\n" + to_markdown(report))
     plots = [hit1_bar_chart(report, grouping, out / f"hit1_by_{grouping}.png")
              for grouping in ("hops", "level", "template")]
-    console.print(f"written: {out / 'results.json'}, {out / 'report.md'}"
-                  + "".join(f", {plot}" for plot in plots if plot is not None), highlight=False)
+    (errors if quiet else console).print(f"written: {out / 'results.json'}, {out / 'report.md'}"
+                                         + "".join(f", {plot}" for plot in plots if plot is not None), highlight=False)
+    return json.loads(json.dumps(document))
 
 
 def show(report: object, wall: float, queries: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -19,6 +20,14 @@ app = typer.Typer(help="Load a semi-structured knowledge base into Neo4j.", no_a
 
 BATCH_OPTION = typer.Option(2000, "--batch-size", min=1, help="Rows per write transaction.")
 FORCE_OPTION = typer.Option(False, "--force", help="Reload even if this exact source was loaded already.")
+
+
+class StarkDataset(str, Enum):
+    """`grasp load stark --dataset`: STaRK's three SKBs."""
+
+    PRIME = "prime"
+    MAG = "mag"
+    AMAZON = "amazon"
 
 
 def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool) -> LoadSummary:
@@ -81,14 +90,14 @@ def hpo(
 @friendly_errors
 def stark(
     path: Path = typer.Option(..., "--path", help="STaRK processed/ folder (or the dataset root)."),
-    dataset: str = typer.Option(..., "--dataset", help="prime, mag or amazon."),
+    dataset: StarkDataset = typer.Option(..., "--dataset", help="Which STaRK SKB the files hold."),
     batch_size: int = BATCH_OPTION,
     force: bool = FORCE_OPTION,
 ) -> None:
     """A STaRK SKB from the on-disk format STaRK's package writes (node ids stay STaRK's integers)."""
     from grasp_agent.skb.stark import StarkSource
 
-    run_load(load_settings(), StarkSource(path, dataset), batch_size, force)  # type: ignore[arg-type]
+    run_load(load_settings(), StarkSource(path, dataset.value), batch_size, force)
 
 
 @app.command()

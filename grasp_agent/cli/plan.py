@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
+from typing import Any
 
 import typer
+from neo4j import Driver
 from rich.syntax import Syntax
 from rich.table import Table
 
-from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
+from grasp_agent.cli._common import (
+    PLANNER_HELP,
+    PlannerChoice,
+    console,
+    friendly_errors,
+    load_settings,
+    planner_name,
+    print_json,
+    renamed,
+)
+from grasp_agent.config import Settings
 from grasp_agent.db.connection import open_driver
+from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.graph_branch.ranking import format_path, witness_paths
+from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.factory import make_llm
 from grasp_agent.question_text import checked_question
 
@@ -21,11 +36,14 @@ from grasp_agent.question_text import checked_question
 @friendly_errors
 def plan(
     question: str = typer.Argument(..., help="The question, in quotes."),
-    top: int = typer.Option(10, "--top", min=1, max=100, help="How many ranked targets to print."),
+    k: int = typer.Option(10, "--k", "-k", min=1, max=100, help="How many ranked targets to show."),
+    top: int = typer.Option(None, "--top", min=1, max=100, hidden=True),  # the old name of -k
     planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
     heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole result as one JSON object (for scripts)."),
 ) -> None:
     """Entity table, plan JSON, compiled Cypher and the top targets with scores and witness paths."""
+    k = renamed(k, top, "-k", "--top", default=10)
     settings = load_settings()
     question = checked_question(question, settings.max_question_chars)
     chosen = planner_name(planner, heuristic) or settings.planner
@@ -34,18 +52,56 @@ def plan(
     llm = make_llm(settings) if chosen in ("llm", "auto") else None
     try:
         with open_driver(settings) as driver:
-            embedder = make_embedder(settings)
-            branch = GraphBranch.build(driver, settings, embedder, llm)
-            if chosen == "pathbank":
-                from grasp_agent.adapath.bank_planner import PathBankPlanner
-
-                branch = branch.with_planner(PathBankPlanner(driver, settings.neo4j_database, embedder, branch.context,
-                                                             bank_queries=settings.adapath_bank_queries))
+            branch = graph_branch_for(driver, settings, make_embedder(settings), llm, chosen)
             result = branch.run(question, with_cypher=True)
     finally:
         if llm is not None:
             llm.close()
-    show_result(result, top)
+    if as_json:
+        print_json(result_document(result, k))
+    else:
+        show_result(result, k)
+
+
+def graph_branch_for(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None,
+                     planner: str, *, llm_extraction: bool = True) -> GraphBranch:
+    """The graph branch with the planner asked for (`pathbank`: the Path-Bank's meta-paths)."""
+    branch = GraphBranch.build(driver, settings, embedder, llm, llm_extraction=llm_extraction)
+    if planner != "pathbank":
+        return branch
+    from grasp_agent.adapath.bank_planner import PathBankPlanner
+
+    return branch.with_planner(PathBankPlanner(driver, settings.neo4j_database, embedder, branch.context,
+                                               bank_queries=settings.adapath_bank_queries))
+
+
+def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
+    """What `show_result` prints, as one JSON-ready object (the Cypher parameters in full)."""
+    planning, ranking = result.planning, result.ranking
+    return {
+        "question": result.question,
+        "notes": list(result.notes),
+        "entity_table": [
+            {"mention": row.mention.text, "role": row.mention.role.value, "types": list(row.mention.types),
+             "added_type": row.added_type,
+             "links": {label: [asdict(link) for link in links] for label, links in row.links.items()}}
+            for row in result.entity_table.rows],
+        "planner": planning.planner,
+        "attempts": len(planning.attempts),
+        "planner_notes": list(planning.notes),
+        "plan": json.loads(planning.plan.to_json()) if planning.plan is not None else None,
+        "no_plan_reason": planning.reason if planning.plan is None else None,
+        "cypher": ranking.compiled.query if ranking.compiled is not None else None,
+        "cypher_params": ranking.compiled.params if ranking.compiled is not None else None,
+        "ranked": len(ranking.nodes),
+        "empty_reason": ranking.reason if not ranking.nodes else None,
+        "targets": [
+            {"rank": rank, "node_id": node.node_id, "name": node.name, "score": node.score,
+             "anchor_score": node.anchor_score, "dense_score": node.dense_score,
+             "witness": [format_path(path) for path in witness_paths(node.witness)]}
+            for rank, node in enumerate(ranking.nodes[:top], start=1)],
+        "timings_ms": result.timings_ms,
+    }
 
 
 def show_result(result: GraphBranchResult, top: int) -> None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings, planner_name
+from grasp_agent.cli._common import (
+    PLANNER_HELP,
+    FusionChoice,
+    PlannerChoice,
+    console,
+    friendly_errors,
+    load_settings,
+    planner_name,
+)
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
 
@@ -18,17 +26,15 @@ def search(
                                 help="Rerank the fused head, or not; default: only when the reranker helped on the "
                                      "valid split (the configuration printed below says which and why)."),
     rerank_k: int = typer.Option(None, "--rerank-k", min=1, max=1000, help="Fused candidates the reranker reads."),
-    fusion: str = typer.Option(None, "--fusion", help="static or dynamic RRF (default: GRASP_FUSION)."),
+    fusion: FusionChoice = typer.Option(None, "--fusion", help="Static or dynamic RRF (default: GRASP_FUSION)."),
     planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
     heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
-    as_json: bool = typer.Option(False, "--json", help="Print the whole result as JSON (for scripts)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole result as one JSON object (for scripts)."),
 ) -> None:
     """Ranked nodes with the branch each came from, per-stage times and any branch failure."""
     from grasp_agent.api import Grasp  # imports LangGraph; kept off the other commands' start-up
 
-    if fusion not in (None, "static", "dynamic"):
-        raise typer.BadParameter(f"--fusion {fusion!r}; allowed: static, dynamic")
-    options = SearchOptions(k=k, rerank=rerank, rerank_k=rerank_k, fusion=fusion,  # type: ignore[arg-type]
+    options = SearchOptions(k=k, rerank=rerank, rerank_k=rerank_k, fusion=fusion.value if fusion else None,
                             planner=planner_name(planner, heuristic))
     with Grasp.from_config(load_settings(), progress=not as_json) as grasp:
         if as_json:
@@ -42,7 +48,7 @@ def search(
                         status.update(f"searching: {event.stage} done ({event.ms:.0f} ms)")
     assert isinstance(result, SearchResult)
     if as_json:
-        print(result.model_dump_json(indent=1))
+        typer.echo(result.model_dump_json(indent=1))
     else:
         show(result)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import ExitCode, console, errors, fail, friendly_errors, load_settings, print_json
 from grasp_agent.db.connection import open_driver
 from grasp_agent.skb.info import read_skb_info
 
@@ -16,18 +17,23 @@ app = typer.Typer(help="Inspect, export or drop the loaded knowledge base.", no_
 
 @app.command()
 @friendly_errors
-def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB schema as JSON (for export).")) -> None:
-    """Node types, relation types with the label pairs they connect, counts, vector indexes, load state."""
+def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB's schema as one JSON object (the "
+                                       "schema.json format `grasp load jsonl` reads).")) -> None:
+    """Node types, relation types with the label pairs they connect, counts, vector indexes, load state; exits 4
+    when no SKB is loaded."""
     settings = load_settings()
     with open_driver(settings) as driver:
         infos = read_skb_info(driver, settings.neo4j_database)
     if not infos:
-        console.print("No SKB is loaded in this database (try `grasp load hpo`).")
-        raise typer.Exit(code=3)
+        (errors if as_json else console).print("No SKB is loaded in this database (try `grasp load hpo`).")
+        raise typer.Exit(code=ExitCode.NO_SKB)
+    if as_json:
+        if len(infos) > 1:
+            fail(f"this database records {len(infos)} SKBs ({', '.join(skb.schema.name for skb in infos)}); --json "
+                 "exports one schema (a database holds one SKB): `grasp skb info` lists them")
+        print_json(json.loads(infos[0].schema.to_json()))
+        return
     for skb in infos:
-        if as_json:
-            console.print_json(skb.schema.to_json())
-            continue
         console.print(f"[bold]{skb.schema.name}[/]: {skb.schema.description}")
         state = "complete" if skb.state and skb.state.complete else "INCOMPLETE (run the load again to resume)"
         console.print(f"load: {state}; embedder: {skb.state.embedder if skb.state else 'unknown'}")
@@ -66,7 +72,7 @@ def export_vectors(
         infos = read_skb_info(driver, settings.neo4j_database)
         if not infos:
             console.print("No SKB is loaded in this database (try `grasp load hpo`).")
-            raise typer.Exit(code=3)
+            raise typer.Exit(code=ExitCode.NO_SKB)
         schema = infos[0].schema
         stored = read_stored_vectors(driver, settings.neo4j_database, schema, embedder, progress=True)
         if text_fields:
@@ -101,7 +107,7 @@ def drop(yes: bool = typer.Option(False, "--yes", help="Do not ask; required whe
             if not yes:
                 if not sys.stdin.isatty():
                     console.print(f"Refusing to drop the {what} without --yes (not a terminal).")
-                    raise typer.Exit(code=2)
+                    raise typer.Exit(code=ExitCode.USAGE)
                 typer.confirm(f"Drop the {what}?", abort=True)
             with driver.session(database=settings.neo4j_database) as session:
                 removed = drop_skb(session, skb.schema)

@@ -9,7 +9,15 @@ from typing import Literal
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import (
+    PLANNER_HELP,
+    PlannerChoice,
+    console,
+    friendly_errors,
+    load_settings,
+    planner_name,
+    renamed,
+)
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
@@ -22,8 +30,9 @@ app = typer.Typer(help="Learn from a question set: field weights (train split), 
                   "planner and the reranker.",
                   no_args_is_help=True)
 
-QUESTIONS = typer.Option(None, "--questions", help="A query file with splits (JSONL, e.g. from `grasp bench "
-                         "build-hpo`, or STaRK's QA CSV) instead of generated HPO questions.")
+QUERIES = typer.Option(None, "--queries", help="A query file with splits (JSONL, e.g. from `grasp bench "
+                       "build-hpo`, or STaRK's QA CSV) instead of generated HPO questions.")
+QUESTIONS = typer.Option(None, "--questions", hidden=True)  # the old name of --queries
 COUNT = typer.Option(500, "--count", min=1, help="Generated HPO questions (all splits) when no file is given.")
 SEED = typer.Option(0, "--seed", help="Seed of the generated HPO question set.")
 SUBSET = typer.Option(None, "--subset", help="Generate questions from this HPO slice (as loaded).")
@@ -45,14 +54,15 @@ def index() -> None:
 
 @app.command()
 @friendly_errors
-def weights(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED,
-            subset: list[str] = SUBSET) -> None:
+def weights(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED,
+            subset: list[str] = SUBSET, questions: Path = QUESTIONS) -> None:
     """Train the query-conditioned field weights (train split; early stopping on valid) and save them."""
     from grasp_agent.training.fit import train_weights
 
+    queries = renamed(queries, questions, "--queries", "--questions")
     settings = load_settings()
     embedder = make_embedder(settings)
-    question_set = query_set(questions, count, seed, subset)
+    question_set = query_set(queries, count, seed, subset)
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, embedder, schema, progress=True)
@@ -67,11 +77,12 @@ def weights(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED,
 
 @app.command()
 @friendly_errors
-def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
-           heuristic: bool = typer.Option(False, "--heuristic", help="Plan heuristically even if an LLM is set."),
+def fusion(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
+           planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
+           heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
            rerank: bool = typer.Option(True, "--rerank/--no-rerank",
                                        help="Also fit the reranker's weight in the last RRF (runs the reranker)."),
-           ) -> None:
+           questions: Path = QUESTIONS) -> None:
     """Fit on the valid split: the static graph weight, the dynamic tables and the reranker's weight; save them
     as one JSON file that searches read (explicit GRASP_FUSION_GRAPH_WEIGHT / GRASP_RERANK_WEIGHT still win)."""
     from dataclasses import replace
@@ -83,17 +94,18 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
     from grasp_agent.pipeline.parts import assemble_parts
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
 
+    queries = renamed(queries, questions, "--queries", "--questions")
+    chosen: PlannerName | None = planner_name(planner, heuristic)
     settings = load_settings()
-    valid = of_split(query_set(questions, count, seed, subset), "valid")
+    valid = of_split(query_set(queries, count, seed, subset), "valid")
     if not valid:
         raise GraspError("the question set has no valid split to fit on")
-    planner: PlannerName | None = "heuristic" if heuristic else None
-    llm = None if heuristic else make_llm(settings)
+    llm = None if chosen in ("heuristic", "pathbank") else make_llm(settings)
     rerank_choice = None
     try:
         with open_driver(settings) as driver:
             parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
-            fits = fit_fusion(fusion_examples(parts, valid, planner, progress=True), settings.fusion_k)
+            fits = fit_fusion(fusion_examples(parts, valid, chosen, progress=True), settings.fusion_k)
             policy: Literal["static", "dynamic"] = (
                 "dynamic" if fits.dynamic.quality.mrr > fits.static.quality.mrr else "static")
             tables = fits.dynamic.tables.model_copy(update={
@@ -104,7 +116,7 @@ def fusion(questions: Path = QUESTIONS, count: int = COUNT, seed: int = SEED, su
                 fitted = replace(parts, fusion_tables=tables, configuration=replace(
                     parts.configuration, fusion_policy=Sourced(policy, "being fitted"),
                     static_graph_weight=Sourced(fits.static.graph_weight, "being fitted")))
-                examples = rerank_examples(fitted, valid, planner, progress=True)
+                examples = rerank_examples(fitted, valid, chosen, progress=True)
                 rerank_choice = fit_rerank_weight(examples, k=settings.rerank_rrf_k)
                 evidence = RerankEvidence(reranker=parts.reranker.model_id, questions=len(examples),
                                           mrr_fused=dict(rerank_choice.curve)[0.0],

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors, load_settings
+from grasp_agent.cli._common import DeviceChoice, console, friendly_errors, load_settings
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
@@ -22,6 +22,7 @@ QUERIES = typer.Option(..., "--queries", help="A query file with splits and ids 
 SELECT_HELP = ("Score the start and every checkpoint by fused Hit@1 of greedy plans for the first N valid "
                "questions and keep the best adapter (0: keep the last).")
 SELECT_SFT = typer.Option(0, "--select", min=0, help=SELECT_HELP)
+DEVICE_HELP = "auto: CUDA when torch sees a GPU, else the CPU."
 
 
 @app.command()
@@ -80,15 +81,13 @@ def sft(
                                    "every N optimizer steps."),
     queries: Path = typer.Option(None, "--queries", help="The query file whose valid split --select reads."),
     select: int = SELECT_SFT,
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    device: DeviceChoice = typer.Option(DeviceChoice.AUTO, "--device", help=DEVICE_HELP),
 ) -> None:
     """LoRA SFT of the student planner on teacher plans (completion-only loss, trl's SFT trainer); resumes
     from the last checkpoint in --out."""
     from grasp_agent.training.planner_sft import SftOptions, load_student, require_training_extra, train_sft
     from grasp_agent.training.teacher_plans import read_teacher_set
 
-    if device not in ("auto", "cpu", "cuda"):
-        raise typer.BadParameter(f"--device {device!r}; allowed: auto, cpu, cuda")
     if select and queries is None:
         raise typer.BadParameter("--select scores checkpoints on the valid split of --queries: give --queries")
     require_training_extra()
@@ -100,7 +99,7 @@ def sft(
         model, tokenizer = load_student(base, models_dir)
     options = SftOptions(epochs=epochs, max_steps=max_steps, lora_r=lora_r, lora_alpha=2 * lora_r,
                          gradient_accumulation=gradient_accumulation, learning_rate=learning_rate,
-                         save_steps=save_steps, device=device)  # type: ignore[arg-type]
+                         save_steps=save_steps, device=device.value)
     with open_driver(settings) as driver:
         selector = None
         if select:
@@ -184,7 +183,7 @@ def reward_table(
 
 
 REWARD = typer.Option(..., "--reward", help="The reward table (JSON from `grasp train planner reward-table`).")
-DEVICE = typer.Option("auto", "--device", help="auto, cpu or cuda.")
+DEVICE = typer.Option(DeviceChoice.AUTO, "--device", help=DEVICE_HELP)
 
 
 def _selector(scorer: Any, queries: Any, count: int, tokenizer: Any, out: Path) -> Any:
@@ -241,7 +240,7 @@ def rft(
     gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1),
     save_steps: int = typer.Option(50, "--save-steps", min=1),
     select: int = SELECT_SFT,
-    device: str = DEVICE,
+    device: DeviceChoice = DEVICE,
 ) -> None:
     """Rejection-sampling fine-tuning: sample plans from the SFT student, reward them against the live graph,
     fine-tune the base on the SFT data plus each question's best positive-reward plan."""
@@ -283,7 +282,7 @@ def rft(
         selector = _selector(scorer, by_id.values(), select, tokenizer, out) if select else None
         report = train_sft(trained, tokenizer, merged, out, SftOptions(
             epochs=epochs, max_steps=max_steps, gradient_accumulation=gradient_accumulation, save_steps=save_steps,
-            device=device), selector)  # type: ignore[arg-type]
+            device=device.value), selector)
     console.print(f"RFT: {positive} of {len(found)} questions sampled a positive-reward plan; {report.steps} steps "
                   f"in {report.minutes:.1f} min; adapter in {out}/adapter", highlight=False)
     _print_selection(report.selection)
@@ -306,7 +305,7 @@ def grpo(
     save_steps: int = typer.Option(25, "--save-steps", min=1),
     select: int = typer.Option(50, "--select", min=0, help=SELECT_HELP),
     max_completion: int = typer.Option(512, "--max-completion", min=16, help="Completion tokens at most."),
-    device: str = DEVICE,
+    device: DeviceChoice = DEVICE,
 ) -> None:
     """GRPO from the merged RFT student with a new LoRA (r=32), rewarded by executing every completion."""
     from grasp_agent.training.plan_reward import RewardTable
@@ -329,7 +328,7 @@ def grpo(
         report = train_grpo(merged, tokenizer, records, reward, out, GrpoOptions(
             max_steps=max_steps, num_generations=generations, batch_size=generations,
             gradient_accumulation=prompts_per_step, resample_ties=resample_ties, save_steps=save_steps,
-            max_completion_length=max_completion, device=device), selector)  # type: ignore[arg-type]
+            max_completion_length=max_completion, device=device.value), selector)
     console.print(f"GRPO: {report.steps} steps in {report.minutes:.1f} min; mean reward {report.mean_reward_first} -> "
                   f"{report.mean_reward_last}; {report.tied_groups} groups tied, {report.resampled_groups} broken by "
                   f"resampling; adapter in {out}/adapter", highlight=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import PLANNER_HELP, PlannerChoice, console, friendly_errors, load_settings
+from grasp_agent.cli._common import PLANNER_HELP, DeviceChoice, PlannerChoice, console, friendly_errors, load_settings
 from grasp_agent.errors import GraspError
 
 QUERIES = typer.Option(..., "--queries", help="A query file with train and valid splits (e.g. docs/eval/hpo_bench.jsonl).")
@@ -34,7 +34,8 @@ def reranker(
     positives: int = typer.Option(1, "--positives", min=1, help="Groups per question and epoch (one per positive, "
                                   "drawn afresh each epoch)."),
     max_groups: int = typer.Option(None, "--max-groups", min=1, help="At most this many groups per epoch."),
-    device: str = typer.Option("cpu", "--device", help="torch device: cpu, cuda, cuda:1, ..."),
+    device: DeviceChoice = typer.Option(DeviceChoice.CPU, "--device", help="auto: CUDA when torch sees a GPU, "
+                                        "else the CPU."),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Run the pipeline over the train and valid questions (fused top 100, no reranking), take each gold answer
@@ -51,6 +52,7 @@ def reranker(
     from grasp_agent.training.reranker_train import RerankTrainConfig, train_reranker
 
     settings = load_settings()
+    torch_device = "cpu" if device is DeviceChoice.CPU else _resolve_device(device.value)
     excluded = set(exclude_template or ())
     if data is not None:
         rows = read_rerank_data(data)
@@ -78,7 +80,7 @@ def reranker(
     valid = [row for row in rows if row.split in ("valid", "val") and row.template not in excluded]
     config = RerankTrainConfig(epochs=epochs, learning_rate=learning_rate, rank=rank,
                                alpha=alpha if alpha is not None else 2.0 * rank, max_tokens=max_tokens,
-                               device=device, seed=seed, max_groups=max_groups,
+                               device=torch_device, seed=seed, max_groups=max_groups,
                                max_positives=positives)
     target = out or local_reranker_dir(settings, skb)
     start = time.perf_counter()
@@ -93,3 +95,12 @@ def reranker(
     console.print(table)
     console.print(f"best epoch {report.best_epoch}; {time.perf_counter() - start:.0f} s, peak RSS "
                   f"{report.peak_rss_mib:.0f} MiB; adapter written to {target}", highlight=False)
+
+
+def _resolve_device(device: str) -> str:
+    """auto -> cuda or cpu; cuda only when torch sees one (the planner trainers' rule)."""
+    from grasp_agent.optional_imports import require
+    from grasp_agent.training.planner_sft import resolve_device
+
+    require("torch", need="reranker training", hint="pip install -e '.[train]'")
+    return resolve_device(device)  # type: ignore[arg-type]

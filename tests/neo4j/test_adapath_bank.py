@@ -149,7 +149,7 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     assert "topics (linked)" in linked.stdout and "unguided search" in linked.stdout
     refused = subprocess.run([GRASP, "adapath", "ask", "q", "--meta-paths", "yes"], env=cli_env(env),
                              capture_output=True, text=True)
-    assert refused.returncode != 0 and "bank, planner, none" in refused.stdout + refused.stderr
+    assert refused.returncode == 2 and "'bank', 'planner', 'none'" in refused.stdout + refused.stderr
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 

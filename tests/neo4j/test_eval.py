@@ -56,10 +56,11 @@ def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline
     env = {**TEST_INSTANCE_ENV, "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
            "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir), "GRASP_RERANKER": "none"}
     done = subprocess.run([GRASP, "eval", "--queries", str(question_file), "--split", "test", "--limit", "5",
-                           "--systems", "bm25,graph,grasp", "--out", str(tmp_path)],
+                           "--systems", "bm25,graph,grasp", "--out", str(tmp_path), "--json"],
                           env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "results.json").read_text())
+    assert json.loads(done.stdout) == results  # --json: the report alone on stdout, progress on stderr
     assert [score["system"] for score in results["scores"]] == ["bm25", "graph", "grasp"]
     assert results["meta"]["queries"] == 5 and results["meta"]["planner"] == "heuristic"
     assert "| grasp | 5 |" in (tmp_path / "report.md").read_text()
