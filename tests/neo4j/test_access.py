@@ -75,7 +75,8 @@ def test_server_refuses_connections_on_non_loopback_addresses(running_server: Lo
 
 
 def test_down_server_is_a_clear_error() -> None:
-    settings = Settings(instance="test", bolt_port=17999)  # the test instance's password, nobody listening
+    # the test instance's password, nobody listening; no GRASP_* of the shell (a GRASP_NEO4J_URI would change both)
+    settings = settings_for({"GRASP_INSTANCE": "test", "GRASP_BOLT_PORT": "17999"})
     with pytest.raises(DatabaseUnavailableError, match=r"no Neo4j server answers at bolt://127.0.0.1:17999: start it"):
         open_driver(settings, auth=("neo4j", "irrelevant"))
 

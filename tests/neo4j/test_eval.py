@@ -43,10 +43,13 @@ def test_every_system_ranks_every_query(grasp: Grasp, question_file: Path) -> No
     for system, runs in results.items():
         assert [run.query_id for run in runs.runs] == [query.id for query in queries], system
         assert runs.failures == 0 and all(run.latency_ms > 0 for run in runs.runs), system
+    # graph, grasp and grasp+rerank are nested stages of one run per query (their arithmetic on scripted spans:
+    # tests/unit/test_stage_timings.py), so their times are ordered per query whatever the machine's load
+    for graph, fused, reranked in zip(results["graph"].runs, results["grasp"].runs, results["grasp+rerank"].runs,
+                                      strict=True):
+        assert graph.latency_ms <= fused.latency_ms <= reranked.latency_ms, graph.query_id
     report = build_report(results, queries)
     scores = {score.system: score for score in report.scores}
-    # the pipeline's stages are nested: fused includes the graph branch, reranked includes fusion
-    assert scores["grasp+rerank"].latency_mean_ms > scores["grasp"].latency_mean_ms >= scores["graph"].latency_mean_ms
     assert scores["grasp"].hit_at_5 > 0.5
     assert {(c.a, c.b) for c in report.comparisons} >= {("grasp", "hybrid"), ("grasp+rerank", "hybrid")}
 
