@@ -16,7 +16,7 @@ from statistics import median
 
 from tqdm import tqdm
 
-from grasp_agent.evaluation.questions import Question
+from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.graph_branch.branch import STAGES as GRAPH_STAGES
 from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.ranking import RankingQuality, ranking_quality
@@ -89,7 +89,7 @@ def time_execution(branch: GraphBranch, result: GraphBranchResult, repeats: int)
     return bare, embed_ms + max(0.0, with_text - bare)
 
 
-def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: int = 3,
+def run_benchmark(branch: GraphBranch, questions: Sequence[EvalQuery], repeats: int = 3,
                   progress: bool = True) -> PlannerReport:
     samples: dict[str, list[float]] = {stage: [] for stage in STAGES}
     runs = []
@@ -114,7 +114,7 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[Question], repeats: i
             samples["execute"].append(timed[0])
             samples["rescore"].append(timed[1])
         runs.append(([str(node_id) for node_id in result.ranking.node_ids], set(question.answer_ids)))
-        templates.append(question.template)
+        templates.append(question.template or "(none)")
     count = max(1, len(questions))
     return PlannerReport(branch.planner_name, len(questions), parsed_first / count, as_written / count,
                          valid_first / count,

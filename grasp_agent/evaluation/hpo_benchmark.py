@@ -39,7 +39,8 @@ from grasp_agent.evaluation.hpo_index import (
     shuffled,
     split_by_hash,
 )
-from grasp_agent.evaluation.questions import GoldAnchor, check_generation
+from grasp_agent.evaluation.query_sets import GoldAnchor
+from grasp_agent.evaluation.questions import check_generation
 from grasp_agent.skb.hpo import HpoSource
 
 logger = logging.getLogger(__name__)

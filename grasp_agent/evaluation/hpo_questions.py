@@ -28,7 +28,8 @@ from grasp_agent.evaluation.hpo_index import (
     shuffled,
     split_by_hash,
 )
-from grasp_agent.evaluation.questions import GoldAnchor, Question, Split, check_generation
+from grasp_agent.evaluation.query_sets import EvalQuery, GoldAnchor
+from grasp_agent.evaluation.questions import Split, check_generation
 from grasp_agent.skb.hpo import HpoSource
 
 logger = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ _TEMPLATES: dict[str, tuple[Generate, str, str]] = {  # name -> (drafts, answer 
 
 
 # ---- rendering --------------------------------------------------------------------------------------------
-def _question(index: HpoIndex, draft: Draft, rng: random.Random) -> Question:
+def _question(index: HpoIndex, draft: Draft, rng: random.Random) -> EvalQuery:
     _, target_type, slot_names = _TEMPLATES[draft.template]
     slots = {slot: index.names[anchor] for slot, anchor in zip(slot_names, draft.anchors, strict=True)}
     text = rng.choice(PHRASINGS[draft.template]).format(k=draft.keyword, **slots)
@@ -121,8 +122,8 @@ def _question(index: HpoIndex, draft: Draft, rng: random.Random) -> Question:
     question_id = f"hpo-{draft.template}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     anchors = tuple(GoldAnchor(id=anchor, type=index.labels[anchor], name=index.names[anchor])
                     for anchor in draft.anchors)
-    return Question(id=question_id, text=text, answer_ids=tuple(sorted(draft.answers)), template=draft.template,
-                    target_type=target_type, anchors=anchors, split=split_of(question_id))
+    return EvalQuery(id=question_id, text=text, answer_ids=tuple(sorted(draft.answers)), template=draft.template,
+                     target_type=target_type, anchors=anchors, split=split_of(question_id))
 
 
 def split_of(question_id: str) -> Split:
@@ -130,7 +131,7 @@ def split_of(question_id: str) -> Split:
     return cast(Split, split_by_hash(question_id, _SPLITS))
 
 
-def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_answers: int = 20) -> list[Question]:
+def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_answers: int = 20) -> list[EvalQuery]:
     """`count` distinct questions (fewer if the source runs out), spread round-robin over `TEMPLATES`.
 
     Each template walks its start nodes in an order drawn from `seed` and keeps drafts whose answer set has
@@ -147,7 +148,7 @@ def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_ans
                 len(index.names), len(index.anchors), time.perf_counter() - started)
     rngs = {template: random.Random(f"{seed}:{template}") for template in TEMPLATES}
     pending = {template: _TEMPLATES[template][0](index, rngs[template]) for template in TEMPLATES}
-    questions: list[Question] = []
+    questions: list[EvalQuery] = []
     seen: set[str] = set()
     while pending and len(questions) < count:
         for template in list(pending)[:count - len(questions)]:
@@ -161,7 +162,7 @@ def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_ans
 
 
 def _next_question(index: HpoIndex, drafts: Iterator[Draft], rng: random.Random, max_answers: int,
-                   seen: set[str]) -> Question | None:
+                   seen: set[str]) -> EvalQuery | None:
     """The template's next draft that is in range and new, rendered; None once the template is exhausted."""
     for draft in drafts:
         if 1 <= len(draft.answers) <= max_answers:

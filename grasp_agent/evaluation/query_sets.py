@@ -1,27 +1,29 @@
-"""Evaluation query sets from JSONL or STaRK's QA CSV, read into one model (`EvalQuery`).
+"""Questions with known answers: one model (`EvalQuery`) for query files, STaRK's QA CSV and the questions
+grasp generates (`hpo_questions`), which evaluation, field-weight and fusion fitting and the trainers all read.
 
 Formats (STaRK's layout: /work/shared/STARK_FORMAT.md):
 - JSONL, one object per line: `{"id", "query", "answer_ids": [...]}` plus optional `split`, `template`,
-  `hops`, `level`; or a grasp `Question` line (`text` instead of `query`, see questions.py).
+  `hops`, `level`, `topic_ids`, `target_type`, `anchors`; or the same with `text` instead of `query` (what
+  `write_queries` writes, e.g. generated HPO questions).
 - STaRK CSV `id,query,answer_ids` (a Python list literal, read with `ast.literal_eval`, never `eval`); other
   columns, such as `answer_ids_source` in the human-generated files, are ignored.
 
-Split names are kept as each source writes them: STaRK's `train`/`val`/`test`, while grasp Questions say
-`valid`. Ids become strings, so STaRK's integer node ids compare equal to the ids the loader stores.
+Split names are kept as each source writes them: STaRK's `train`/`val`/`test`, while grasp's generated
+questions say `valid`. Ids become strings, so STaRK's integer node ids compare equal to the ids the loader stores.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from grasp_agent.errors import DataFileError
-from grasp_agent.evaluation.questions import Question, json_object_line, read_questions
+from grasp_agent.evaluation.questions import json_object_line
 
 STARK_SPLITS = ("train", "val", "test")
 STARK_COLUMNS = ("id", "query", "answer_ids")
@@ -35,8 +37,22 @@ class QueryFileError(DataFileError):
     """A query file is missing or malformed; the message names the file and line."""
 
 
+class GoldAnchor(BaseModel):
+    """A node the question mentions by name (what an entity linker should find)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    type: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+
+
 class EvalQuery(BaseModel):
-    """One query with its gold answer node ids (distinct, in file order) and optional metadata."""
+    """One question with its gold answer node ids (distinct, in file order) and optional metadata: what it is
+    for (`split`), how it was made (`template`, `hops`, `level`) and, for generated questions, the type all its
+    answers have (`target_type`) and the nodes it names (`anchors`). A labelled question everywhere: evaluation,
+    field-weight and fusion fitting, the planner and reranker trainers (`training.fit.LabelledQuery` is the
+    part of it they read)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -49,6 +65,8 @@ class EvalQuery(BaseModel):
     level: str | None = None
     # The nodes the query is about (its anchors), as BioStrat-QA records them; AdaPath starts its paths there.
     topic_ids: tuple[str, ...] = ()
+    target_type: str | None = Field(default=None, min_length=1)
+    anchors: tuple[GoldAnchor, ...] = ()
 
     @field_validator("id", mode="before")
     @classmethod
@@ -99,7 +117,7 @@ def read_queries(path: Path, split: str | None = None) -> list[EvalQuery]:
 def read_jsonl_queries(path: Path) -> list[EvalQuery]:
     """The queries of a JSONL file in file order; blank lines are skipped.
 
-    A line with `query` is a plain query; a line with `text` is validated as a grasp `Question`.
+    A line names its question `query` (STaRK's word) or `text` (the model's, as `write_queries` writes).
 
     Raises:
         QueryFileError: the file is missing, a line is not a JSON object or fails validation, or an id repeats.
@@ -140,16 +158,13 @@ def read_stark_queries(csv_path: Path, split_dir: Path | None = None,
 def _parse_json_line(path: Path, number: int, line: str) -> EvalQuery:
     data = json_object_line(path, number, line, QueryFileError)
     if "query" in data and "text" in data:
-        raise QueryFileError(path, number, "has both 'query' and 'text'; a line is a query or a Question")
+        raise QueryFileError(path, number, "has both 'query' and 'text'; a line names its question once")
     if "query" in data:
         data["text"] = data.pop("query")
         return _validated(path, number, EvalQuery, data, rename={"text": "query"})
     if "text" in data:
-        question = _validated(path, number, Question, data, rename={})
-        return EvalQuery(id=question.id, text=question.text, answer_ids=question.answer_ids,
-                         split=question.split, template=question.template)
-    raise QueryFileError(path, number, "missing 'query' (a query line) or 'text' (a grasp Question line); "
-                                       f"keys: {sorted(data)}")
+        return _validated(path, number, EvalQuery, data, rename={})
+    raise QueryFileError(path, number, f"missing 'query' (or 'text'), the question; keys: {sorted(data)}")
 
 
 def _read_stark_csv(path: Path) -> list[EvalQuery]:
@@ -241,8 +256,15 @@ def _distinct(path: Path, numbered: list[tuple[int, EvalQuery]]) -> list[EvalQue
     return [query for _, query in numbered]
 
 
-__all__ = ["STARK_SPLITS", "EvalQuery", "QueryFileError", "query_set", "question_set", "read_jsonl_queries",
-           "read_queries", "read_stark_queries"]
+def write_queries(path: Path, queries: Iterable[EvalQuery]) -> None:
+    """`queries` as JSONL (UTF-8, one object per line, `text` naming the question, unset fields left out),
+    replacing the file; `read_queries` reads it back equal."""
+    with Path(path).open("w", encoding="utf-8") as handle:
+        handle.writelines(query.model_dump_json(exclude_defaults=True) + "\n" for query in queries)
+
+
+__all__ = ["STARK_SPLITS", "EvalQuery", "GoldAnchor", "QueryFileError", "query_set", "question_set",
+           "read_jsonl_queries", "read_queries", "read_stark_queries", "write_queries"]
 
 
 def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[EvalQuery]) -> dict[str, list[str]]:
@@ -254,19 +276,18 @@ def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[Ev
     return {query.id: by_template.get(query.template, []) if query.template else [] for query in evaluated}
 
 
-def question_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[Question]:
-    """The first `count` questions of a question JSONL file, or `count` HPO questions generated with `seed`
-    (from the `subset` slice's roots, as loaded, when given)."""
+def question_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[EvalQuery]:
+    """The first `count` questions of a query file, or `count` HPO questions generated with `seed` (from the
+    `subset` slice's roots, as loaded, when given)."""
     if path is not None:
-        return read_questions(path)[:count]
+        return read_queries(path)[:count]
     from grasp_agent.evaluation.hpo_questions import generate_hpo_questions  # reads the HPO source files
     from grasp_agent.skb.hpo import HpoSource
 
     return generate_hpo_questions(HpoSource(subset_roots=tuple(subset) if subset else None), count, seed)
 
 
-def query_set(path: Path | None, count: int, seed: int,
-              subset: list[str] | None) -> Sequence[EvalQuery] | Sequence[Question]:
+def query_set(path: Path | None, count: int, seed: int, subset: list[str] | None) -> list[EvalQuery]:
     """Queries with answers and splits: any query file `grasp eval` reads, or generated HPO questions."""
     if path is not None:
         return read_queries(path)

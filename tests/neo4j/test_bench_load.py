@@ -12,7 +12,7 @@ import pytest
 
 from grasp_agent.config import Settings
 from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
-from grasp_agent.evaluation.questions import write_questions
+from grasp_agent.evaluation.query_sets import write_queries
 from tests.conftest import TEST_INSTANCE_ENV, cli_env
 from tests.neo4j.test_stack import GRASP
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.neo4j
 def test_the_load_benchmark_runs_both_passes_without_errors(hpo_slice: Any, pipeline_settings: Settings,
                                                             tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
-    write_questions(questions, generate_hpo_questions(hpo_slice, 6, 3))
+    write_queries(questions, generate_hpo_questions(hpo_slice, 6, 3))
     env = {**TEST_INSTANCE_ENV, "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
            "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir)}
     done = subprocess.run([GRASP, "bench", "load", "--threads", "3", "--count", "6", "--queries", str(questions),

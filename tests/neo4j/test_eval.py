@@ -14,8 +14,7 @@ from grasp_agent.api import Grasp
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
-from grasp_agent.evaluation.query_sets import read_queries
-from grasp_agent.evaluation.questions import write_questions
+from grasp_agent.evaluation.query_sets import read_queries, write_queries
 from grasp_agent.evaluation.report import build_report
 from grasp_agent.evaluation.runner import ADAPATH_SYSTEMS, SYSTEMS, run_systems
 from grasp_agent.skb.loader import LoadOptions, load_skb
@@ -31,7 +30,7 @@ STARK_PRIME = Path(__file__).resolve().parents[3] / "shared" / "data" / "stark" 
 @pytest.fixture(scope="module")
 def question_file(hpo_slice: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("eval") / "slice.jsonl"
-    write_questions(path, generate_hpo_questions(hpo_slice, 60, 0))
+    write_queries(path, generate_hpo_questions(hpo_slice, 60, 0))
     return path
 
 

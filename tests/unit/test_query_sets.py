@@ -1,4 +1,4 @@
-"""Query set readers: JSONL (plain and grasp Question lines), STaRK's QA CSV with split indexes, real STaRK files."""
+"""Query set readers: JSONL (query and text lines, generated questions), STaRK's QA CSV with split indexes, real STaRK files."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from pydantic import ValidationError
 from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import (
     EvalQuery,
+    GoldAnchor,
     QueryFileError,
     read_jsonl_queries,
     read_queries,
     read_stark_queries,
     template_exclusions,
+    write_queries,
 )
-from grasp_agent.evaluation.questions import GoldAnchor, Question, write_questions
 
 SHARED_STARK = Path(__file__).resolve().parents[3] / "shared" / "data" / "stark"
 
@@ -64,14 +65,23 @@ def test_jsonl_query_lines_with_metadata(tmp_path: Path) -> None:
     ]
 
 
-def test_jsonl_reads_grasp_question_files(tmp_path: Path) -> None:
-    question = Question(id="hpo-1", text="Which genes?", answer_ids=("NCBIGene:1", "NCBIGene:2"),
-                        template="disease_genes", target_type="Gene",
-                        anchors=(GoldAnchor(id="OMIM:1", type="Disease", name="D"),), split="valid")
+def test_generated_question_files_read_back_equal(tmp_path: Path) -> None:
+    question = EvalQuery(id="hpo-1", text="Which genes?", answer_ids=("NCBIGene:1", "NCBIGene:2"),
+                         template="disease_genes", target_type="Gene",
+                         anchors=(GoldAnchor(id="OMIM:1", type="Disease", name="D"),), split="valid")
     path = tmp_path / "questions.jsonl"
-    write_questions(path, [question])
-    assert read_queries(path) == [EvalQuery(id="hpo-1", text="Which genes?", answer_ids=("NCBIGene:1", "NCBIGene:2"),
-                                            split="valid", template="disease_genes")]
+    write_queries(path, [question, EvalQuery(id="q2", text="What?", answer_ids=("9",))])
+    assert json.loads(path.read_text(encoding="utf-8").splitlines()[1]) == {"id": "q2", "text": "What?",
+                                                                             "answer_ids": ["9"]}
+    assert read_queries(path) == [question, EvalQuery(id="q2", text="What?", answer_ids=("9",))]
+
+
+def test_question_files_written_before_the_one_type_still_read(tmp_path: Path) -> None:
+    """The lines grasp's generated `Question`s were written as (every field required) are EvalQuery lines."""
+    path = _write(tmp_path / "old.jsonl", json.dumps({
+        "id": "hpo-1", "text": "Which genes?", "answer_ids": ["NCBIGene:1"], "template": "disease_genes",
+        "target_type": "Gene", "anchors": [{"id": "OMIM:1", "type": "Disease", "name": "D"}], "split": "valid"}) + "\n")
+    assert read_queries(path, "valid")[0].anchors == (GoldAnchor(id="OMIM:1", type="Disease", name="D"),)
 
 
 def test_read_queries_filters_jsonl_by_split(tmp_path: Path) -> None:
@@ -95,7 +105,7 @@ def test_read_queries_filters_jsonl_by_split(tmp_path: Path) -> None:
     ('{"id": "a", "query": "A", "answer_ids": [1], "hops": -1}', r"hops: .*greater than or equal to 0"),
     ('{"id": "a", "query": "A", "answer_ids": [1], "answer": 1}', r"answer: Extra inputs are not permitted"),
     ('{"id": "a", "query": "A", "text": "A", "answer_ids": [1]}', r"has both 'query' and 'text'"),
-    ('{"id": "a", "text": "A", "answer_ids": ["1"]}', r"invalid Question: template: Field required"),
+    ('{"id": "a", "text": "", "answer_ids": ["1"]}', r"q.jsonl:2: invalid EvalQuery: text: .*at least 1"),
     ('{"id": "z", "query": "Z", "answer_ids": [1]}', r"q.jsonl:2: duplicate query id 'z' \(first on line 1\)"),
 ])
 def test_jsonl_malformed_lines_name_file_line_and_problem(tmp_path: Path, line: str, message: str) -> None:
