@@ -115,7 +115,9 @@ def sft(
 @app.command()
 @friendly_errors
 def export(
-    adapter: Path = typer.Option(..., "--adapter", help="The LoRA adapter folder (<sft out>/adapter)."),
+    adapter: list[Path] = typer.Option(..., "--adapter", help="The LoRA adapter folder (<stage out>/adapter); "
+                                       "repeat it for a chain, merged in order (GRPO: --adapter <rft> --adapter "
+                                       "<grpo>, since GRPO trains on the merged RFT student)."),
     base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student the adapter was trained on."),
     template: Path = typer.Option(None, "--template", help="The GGUF whose metadata and tensor list to copy; "
                                   "default: the base's own GGUF (packaged name or .gguf file)."),
@@ -136,11 +138,13 @@ def export(
         if Path(base).is_dir():
             raise GraspError("--base is a model folder: say which GGUF to take the metadata from with --template")
         template = Path(base) if base.endswith(".gguf") else resolve_gguf(base, models_dir)
-    if not (adapter / "adapter_config.json").is_file():
-        raise GraspError(f"{adapter} is not a LoRA adapter folder (no adapter_config.json)")
-    with console.status("merging the adapter and writing the GGUF"):
-        model, _ = load_student(base, models_dir)
-        merged = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+    for folder in adapter:
+        if not (folder / "adapter_config.json").is_file():
+            raise GraspError(f"{folder} is not a LoRA adapter folder (no adapter_config.json)")
+    with console.status("merging the adapters and writing the GGUF"):
+        merged, _ = load_student(base, models_dir)
+        for folder in adapter:
+            merged = PeftModel.from_pretrained(merged, folder).merge_and_unload()
         written = export_gguf(merged, template, out)
     console.print(f"wrote {written} ({written.stat().st_size / 1e6:,.0f} MB); serve it with GRASP_LLM=llama-cpp "
                   f"GRASP_LLM_GGUF={written} GRASP_LLM_PLANNER_PROMPT=student", highlight=False)

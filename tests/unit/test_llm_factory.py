@@ -37,5 +37,5 @@ def test_openai_without_url_or_model_is_a_config_error() -> None:
 
 def test_llama_cpp_with_an_unknown_gguf_names_what_is_allowed(tmp_path: Path) -> None:
     settings = Settings(llm="llama-cpp", llm_gguf=str(tmp_path / "nope.gguf"), models_cache_dir=tmp_path)
-    with pytest.raises(ModelFileError, match="allowed: \\['qwen2.5-0.5b', 'qwen2.5-coder-1.5b'\\]"):
+    with pytest.raises(ModelFileError, match="allowed: \\['qwen2.5-0.5b', 'qwen2.5-coder-1.5b', 'smollm2-135m'\\]"):
         make_llm(settings)
