@@ -51,8 +51,7 @@ class EvalQuery(BaseModel):
     """One question with its gold answer node ids (distinct, in file order) and optional metadata: what it is
     for (`split`), how it was made (`template`, `hops`, `level`) and, for generated questions, the type all its
     answers have (`target_type`) and the nodes it names (`anchors`). A labelled question everywhere: evaluation,
-    field-weight and fusion fitting, the planner and reranker trainers (`training.fit.LabelledQuery` is the
-    part of it they read)."""
+    field-weight and fusion fitting, the planner and reranker trainers."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

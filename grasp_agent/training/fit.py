@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from tqdm import tqdm
 
+from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.fusion.fitting import DynamicFit, FusionExample, RerankExample, StaticFit, fit_dynamic, fit_static
 from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
@@ -23,25 +23,12 @@ RISK_GRID = (0.5, 0.75, 1.0, 1.25, 1.5)
 SPLIT_NAMES = {"valid": ("valid", "val"), "val": ("valid", "val")}  # grasp says valid, STaRK says val
 
 
-class LabelledQuery(Protocol):
-    """A question with its answers and split: a grasp `Question` or an evaluation `EvalQuery`."""
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def answer_ids(self) -> tuple[str, ...]: ...
-
-    @property
-    def split(self) -> str | None: ...
-
-
-def of_split(questions: Sequence[LabelledQuery], split: str) -> list[LabelledQuery]:
+def of_split(questions: Sequence[EvalQuery], split: str) -> list[EvalQuery]:
     names = SPLIT_NAMES.get(split, (split,))
     return [question for question in questions if question.split in names]
 
 
-def train_weights(text_branch: TextBranch, questions: Sequence[LabelledQuery],
+def train_weights(text_branch: TextBranch, questions: Sequence[EvalQuery],
                   config: TrainConfig | None = None) -> tuple[FieldWeightModel, TrainReport]:
     """Field weights trained on the train split with early stopping on the valid split."""
     train, valid = of_split(questions, "train"), of_split(questions, "valid")
@@ -62,7 +49,7 @@ class FusionFits:
     graph_empty: int  # validation questions where the graph branch ranked nothing (text-only for any weight)
 
 
-def fusion_examples(parts: PipelineParts, questions: Sequence[LabelledQuery], planner: PlannerName | None = None,
+def fusion_examples(parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None,
                     progress: bool = False) -> list[FusionExample]:
     """Both branches' rankings of each question, with the plan's n_cand and risk (defaults without a plan)."""
     if parts.text_branch is None:
@@ -84,7 +71,7 @@ def fit_fusion(examples: Sequence[FusionExample], k: float) -> FusionFits:
                       sum(1 for example in examples if not example.graph))
 
 
-def rerank_examples(parts: PipelineParts, questions: Sequence[LabelledQuery], planner: PlannerName | None = None,
+def rerank_examples(parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None,
                     progress: bool = False) -> list[RerankExample]:
     """Each question through the whole pipeline with reranking on: the reranker's order of the fused head and
     the fused order (under `parts`' fusion settings), for fitting the last RRF's weight."""

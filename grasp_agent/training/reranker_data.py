@@ -18,9 +18,9 @@ from typing import Any, Protocol
 from tqdm import tqdm
 
 from grasp_agent.errors import GraspError
+from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.state import PipelineState
-from grasp_agent.training.fit import LabelledQuery
 
 POOL = 100  # fused candidates looked at per question
 HARD_NEGATIVES = 30  # highest-ranked wrong candidates kept
@@ -29,13 +29,6 @@ GROUP_SIZE = 24  # 1 positive + 23 negatives per listwise group
 
 class RerankDataError(GraspError):
     """Training data could not be built or read; the message names the file or the question."""
-
-
-class TrainingQuestion(LabelledQuery, Protocol):
-    """A labelled question that also names its template (kept with the data for leave-template-out)."""
-
-    @property
-    def template(self) -> str | None: ...
 
 
 class PipelineRunner(Protocol):
@@ -93,7 +86,7 @@ def question_candidates(state: PipelineState, gold: Iterable[str], *, pool: int 
     return positives, wrong
 
 
-def build_rerank_data(runner: PipelineRunner, questions: Sequence[TrainingQuestion], *,
+def build_rerank_data(runner: PipelineRunner, questions: Sequence[EvalQuery], *,
                       planner: PlannerName | None = None, pool: int = POOL, negatives: int = HARD_NEGATIVES,
                       progress: bool = False) -> tuple[list[RerankQuestion], DataSummary]:
     """Runs every question (fused order, no reranking) and keeps those with a positive in the pool."""
