@@ -117,6 +117,8 @@ def score(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The report of saved runs, re-scored: no system runs, no database is needed."""
+    from dataclasses import replace
+
     from grasp_agent.evaluation.query_sets import read_queries
     from grasp_agent.evaluation.report import build_report
     from grasp_agent.evaluation.run_files import read_runs
@@ -128,6 +130,10 @@ def score(
     if not scored:
         raise GraspError(f"none of the {len(query_set)} queries of {queries} (split {split or 'all'}) was run in "
                          f"{runs}: re-score with the query file and split the runs came from")
+    # A query file that is a subset of what ran (say the first 100) re-scores those queries only.
+    wanted = {query.id for query in scored}
+    results = {name: replace(system, runs=[run for run in system.runs if run.query_id in wanted])
+               for name, system in results.items()}
     report = build_report(results, scored, names)
     folder = out or (runs.parent if runs.name == "runs" else runs)
     meta = {"queries_file": str(queries), "split": split, "queries": len(scored), "systems": list(results),

@@ -64,6 +64,21 @@ def test_grasp_eval_score_reproduces_the_report_without_a_database(tmp_path: Pat
     assert "re-scored from saved runs" in (tmp_path / "eval" / "report.md").read_text()
 
 
+def test_grasp_eval_score_of_a_subset_of_the_queries_scores_only_those(tmp_path: Path) -> None:
+    write_runs(RESULTS, tmp_path / "eval")
+    subset = tmp_path / "first-two.jsonl"
+    subset.write_text("".join(json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids),
+                                          "split": q.split}) + "\n" for q in QUERIES[:2]))
+    done = CliRunner().invoke(app, ["eval", "score", "--runs", str(tmp_path / "eval"), "--queries", str(subset),
+                                    "--out", str(tmp_path / "subset"), "--json"])
+    assert done.exit_code == 0, done.output
+    scores = json.loads(done.stdout)["scores"]
+    kept = {name: SystemRuns(name, runs.runs[:2]) for name, runs in RESULTS.items()}
+    assert scores == json.loads(json.dumps(to_json_dict(build_report(kept, QUERIES[:2]))["scores"]))
+    grasp = next(row for row in scores if row["system"] == "grasp")
+    assert grasp["queries"] == 2 and grasp["hit_at_1"] == 1.0  # q3, which grasp missed, is not in the subset
+
+
 def test_a_broken_run_file_names_the_line(tmp_path: Path) -> None:
     runs_dir = write_runs(RESULTS, tmp_path)
     (runs_dir / "bm25.jsonl").write_text('{"system": "bm25", "query_id": "q1", "ranked": ["D1"], "latency_ms": 1}\n'
