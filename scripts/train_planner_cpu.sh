@@ -27,14 +27,14 @@ stage "reward table (valid)"
 stage "SFT: 350 teacher plans, 2 epochs, effective batch 8"
 "$GRASP" train planner sft --data "$WORK/sft.jsonl" --base "$BASE" --out "$WORK/sft" \
     --epochs 2 --grad-accum 8 --save-steps 22 --device cpu
-stage "RFT: 4 samples for 48 questions, the SFT adapter trained on, 1 epoch"
+stage "RFT: 4 samples for 16 questions, the SFT adapter trained on, 1 epoch"
 "$GRASP" train planner rft --data "$WORK/sft.jsonl" --adapter "$WORK/sft/adapter" --queries "$QUERIES" \
-    --reward "$WORK/reward.json" --base "$BASE" --out "$WORK/rft" --samples 4 --sample-limit 48 \
+    --reward "$WORK/reward.json" --base "$BASE" --out "$WORK/rft" --samples 4 --sample-limit 16 --max-completion 256 \
     --samples-out "$WORK/rft-samples.jsonl" --continue-sft --epochs 1 --grad-accum 8 --device cpu
-stage "GRPO: 8 steps, 1 prompt x 4 completions, kept by valid fused Hit@1 on 20 questions"
+stage "GRPO: 4 steps, 1 prompt x 4 completions, kept by valid fused Hit@1 on 10 questions"
 "$GRASP" train planner grpo --data "$WORK/sft.jsonl" --adapter "$WORK/rft/adapter" --queries "$QUERIES" \
-    --reward "$WORK/reward.json" --base "$BASE" --out "$WORK/grpo" --max-steps 8 --generations 4 \
-    --prompts-per-step 1 --max-completion 192 --save-steps 4 --select 20 --device cpu
+    --reward "$WORK/reward.json" --base "$BASE" --out "$WORK/grpo" --max-steps 4 --generations 4 \
+    --prompts-per-step 1 --max-completion 256 --save-steps 2 --select 10 --device cpu
 
 stage "export and evaluate each stage"
 "$GRASP" eval --queries "$QUERIES" --split test --planner heuristic --systems graph,grasp --out "$EVAL/heuristic"

@@ -232,6 +232,7 @@ def rft(
     base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student's base (as for sft)."),
     samples: int = typer.Option(8, "--samples", min=1, help="Plans sampled per question at temperature 1.0."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    max_completion: int = typer.Option(512, "--max-completion", min=16, help="Tokens per sampled plan at most."),
     sample_limit: int = typer.Option(None, "--sample-limit", min=1,
                                      help="Sample plans for the first N questions only (all still train)."),
     samples_out: Path = typer.Option(None, "--samples-out", help="Also write every sample and its reward (JSONL)."),
@@ -270,7 +271,8 @@ def rft(
         for record in tqdm(records[:sample_limit] if sample_limit else records, desc="sampling", unit="question"):
             if record["id"] not in by_id:
                 raise GraspError(f"{record['id']} of {data} is not in {queries}")
-            texts = sample_completions(sampler, tokenizer, record["prompt"], samples)
+            texts = sample_completions(sampler, tokenizer, record["prompt"], samples,
+                                       max_new_tokens=max_completion)
             found[record["id"]] = [(text, scorer.reward(by_id[record["id"]], text, table)) for text in texts]
         if samples_out is not None:
             with samples_out.open("w", encoding="utf-8") as sink:
