@@ -9,18 +9,19 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 
 /**
  * Runs a plan end to end: validate, link every anchor, check the row budget, run the compiled query, rescore
- * densely, keep the top {@code limit} by score (ties by id), rebuild their witnesses. Everything runs in its own
- * read transaction whose timeout is the time budget, so a hub can never hold the server for longer; when Neo4j
- * terminates that transaction for its timeout, the caller gets our time-budget error, not Neo4j's.
+ * densely, keep the top {@code limit} by score (ties by id), rebuild their witnesses. Everything runs in the caller's
+ * transaction, so it sees the caller's uncommitted writes and costs no second transaction. The time budget
+ * ({@link TimeBudget}) terminates that transaction if the plan overruns, so a hub can never hold the server for
+ * longer; the caller then gets our time-budget error, not Neo4j's, and its transaction is rolled back, as it would be
+ * after any failed statement.
  */
 public final class PlanExecutor {
 
@@ -34,12 +35,13 @@ public final class PlanExecutor {
 
     private record Scored(Candidate candidate, Object id, double dense, double score) {}
 
-    private final GraphDatabaseService db;
+    private final Transaction tx;
     private final GraphSchema schema;
     private final ExecuteConfig config;
 
-    public PlanExecutor(GraphDatabaseService db, GraphSchema schema, ExecuteConfig config) {
-        this.db = db;
+    /** {@code tx} is the caller's transaction (the procedure's injected one). */
+    public PlanExecutor(Transaction tx, GraphSchema schema, ExecuteConfig config) {
+        this.tx = tx;
         this.schema = schema;
         this.config = config;
     }
@@ -55,15 +57,21 @@ public final class PlanExecutor {
         double[] relevance = relevanceVector == null ? null : VectorIndexes.toVector(relevanceVector, "relevanceVector");
         Map<String, Object> vectors = anchorVectors == null ? Map.of() : anchorVectors;
         checkVectorKeys(validation.plan(), vectors);
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
-        try (Transaction inner = db.beginTx(config.timeoutMs(), TimeUnit.MILLISECONDS)) {
-            return run(inner, validation, vectors, relevance, limit, deadline);
-        } catch (RuntimeException e) {
-            // Neo4j terminates the inner transaction when its timeout fires inside Cypher; that is our time budget.
-            if (terminatedByTimeout(e) || (!isOurs(e) && System.nanoTime() >= deadline)) {
-                throw timeout(e);
+        try (TimeBudget budget = TimeBudget.start((InternalTransaction) tx, config.timeoutMs())) {
+            List<Row> rows;
+            try {
+                rows = run(tx, validation, vectors, relevance, limit, budget);
+            } catch (RuntimeException e) {
+                // The budget terminated the transaction inside Cypher (or Neo4j's own timeout did): our time budget.
+                if (terminatedByTimeout(e) || (!isOurs(e) && budget.expired())) {
+                    throw timeout(e);
+                }
+                throw e;
             }
-            throw e;
+            if (!budget.finish()) {
+                throw timeout(null); // the alarm fired after the last query: the transaction is terminated all the same
+            }
+            return rows;
         }
     }
 
@@ -84,14 +92,14 @@ public final class PlanExecutor {
     }
 
     private List<Row> run(Transaction tx, PlanValidator.Validation validation, Map<String, Object> vectors,
-            double[] relevance, long limit, long deadline) {
+            double[] relevance, long limit, TimeBudget budget) {
         PlanCompiler compiler = new PlanCompiler(validation);
         String label = validation.plan().target().type();
         if (compiler.needsVectorIndexOnly()) {
             return rankByIndex(tx, label, relevance, limit);
         }
         Map<String, Object> params = compiler.parameters(link(tx, validation.plan(), vectors));
-        checkRowBudget(tx, compiler, params, deadline);
+        checkRowBudget(tx, compiler, params, budget);
         List<Candidate> candidates = candidates(tx, compiler, params);
         Map<String, Double> dense = new HashMap<>();
         if (relevance != null) {
@@ -124,7 +132,7 @@ public final class PlanExecutor {
         return bindings;
     }
 
-    private void checkRowBudget(Transaction tx, PlanCompiler compiler, Map<String, Object> params, long deadline) {
+    private void checkRowBudget(Transaction tx, PlanCompiler compiler, Map<String, Object> params, TimeBudget budget) {
         Map<String, Object> probe = new HashMap<>(params);
         probe.put("maxRows", config.maxRows() + 1);
         long rows = 0;
@@ -135,7 +143,7 @@ public final class PlanExecutor {
                     throw new IllegalStateException("plan matched more than " + config.maxRows() + " rows (config maxRows); "
                             + "narrow the anchors (smaller k, higher tau) or pick a more specific relation");
                 }
-                if ((rows & 1023) == 0 && System.nanoTime() >= deadline) {
+                if ((rows & 1023) == 0 && budget.expired()) {
                     throw timeout(null);
                 }
             }

@@ -130,7 +130,8 @@ public final class PlanProcedures {
             + ConfigValues.MAX_ROWS + "), timeoutMs (5000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), denseWeight "
             + "(1.0), exactLimit (20000, at most " + ConfigValues.MAX_ROWS + ": exact dense scores up to this many "
             + "candidates, else the doc vector index), indexTopN (10000, at most 100000); a value out of range is refused, "
-            + "not clamped. Past timeoutMs the call fails with 'plan exceeded the time budget'.")
+            + "not clamped. Runs in the caller's transaction (it sees uncommitted writes); past timeoutMs the call fails with "
+            + "'plan exceeded the time budget' and that transaction is terminated.")
     public Stream<ExecuteResult> execute(
             @Name(value = "planJson", description = "The plan JSON.") String planJson,
             @Name(value = "anchorVectors", description = "Anchor variable -> embedding of its text (LIST<FLOAT>).")
@@ -141,7 +142,7 @@ public final class PlanProcedures {
                     long limit,
             @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN.")
                     Map<String, Object> config) {
-        PlanExecutor executor = new PlanExecutor(db, SchemaCache.get(db, tx), ExecuteConfig.parse(config));
+        PlanExecutor executor = new PlanExecutor(tx, SchemaCache.get(db, tx), ExecuteConfig.parse(config));
         return executor.execute(planJson, anchorVectors, relevanceVector, limit).stream().map(ExecuteResult::new);
     }
 

@@ -231,4 +231,28 @@ class PlanExecuteTest extends SmallKbTest {
         assertThat(kb.run("CALL grasp.plan.execute($plan, {}, $relevance, 100000)",
                 Map.of("plan", plan("", "", DISEASE), "relevance", RELEVANCE))).hasSize(3);
     }
+
+    @Test
+    void runsInTheCallersTransactionAndSeesItsUncommittedWrites() {
+        String call = "CALL grasp.plan.execute($plan, $vectors, null, 100, $config) YIELD nodeId RETURN nodeId";
+        Map<String, Object> params = Map.of("plan", ONE_HOP, "vectors", Map.of("a1", TestKb.E1), "config", Map.of("timeoutMs", 1000L));
+        kb.run(call, params); // the first call plans its queries (slow on a cold server); the budget is for the second
+        kb.inTransaction(tx -> {
+            tx.run("MATCH (p:Phenotype {id: 'HP:1'}) CREATE (:Disease {id: 'D:9', name: 'Uncommitted'})-[:HAS_PHENOTYPE]->(p)");
+            assertThat(tx.run(call, params).list(r -> r.get("nodeId").asObject())).containsExactly("D:1", "D:9", "D:2");
+            // a plan that finished inside its budget never terminates the caller's transaction afterwards
+            sleep(1500);
+            assertThat(tx.run("MATCH (d:Disease {id: 'D:9'}) RETURN count(d) AS c").single().get("c").asLong()).isOne();
+        }); // rolled back
+        assertThat(ids(execute(ONE_HOP, Map.of("a1", TestKb.E1), null, Map.of()))).containsExactly("D:1", "D:2");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
 }

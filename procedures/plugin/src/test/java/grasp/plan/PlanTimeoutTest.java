@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.neo4j.configuration.GraphDatabaseSettings;
 
 /**
- * The time budget fires inside Cypher: Neo4j's transaction monitor (checking every 20 ms here instead of every 2 s)
- * terminates the plan's transaction while a query runs, and the caller must read our time-budget error, not Neo4j's
- * TransactionTerminatedException.
+ * The time budget fires inside Cypher: the budget terminates the caller's transaction while a query runs (Neo4j's
+ * transaction monitor, checking every 20 ms here instead of every 2 s, stands behind it), and the caller must read our
+ * time-budget error, not Neo4j's TransactionTerminatedException.
  */
 class PlanTimeoutTest extends SmallKbTest {
 
@@ -58,6 +58,17 @@ class PlanTimeoutTest extends SmallKbTest {
         long nodes = kb.nodeCount();
         assertThat(kb.run("CALL grasp.plan.execute($plan, {}, null, 100, {timeoutMs: 60000})", Map.of("plan", HUB_PLAN)))
                 .hasSize(100); // the budget, and nothing else, stopped the calls above
+        assertThat(kb.nodeCount()).isEqualTo(nodes);
+    }
+
+    @Test
+    void anOverrunTerminatesTheCallersTransactionAndRollsItBack() {
+        long nodes = kb.nodeCount();
+        kb.inTransaction(tx -> {
+            tx.run("CREATE (:Disease {id: 'D:written-before', name: 'w'})");
+            assertThatThrownBy(() -> tx.run("CALL grasp.plan.execute($plan, {}, null, 100, {timeoutMs: 5})",
+                    Map.of("plan", HUB_PLAN)).consume()).hasMessageContaining("plan exceeded the time budget of 5 ms");
+        });
         assertThat(kb.nodeCount()).isEqualTo(nodes);
     }
 }

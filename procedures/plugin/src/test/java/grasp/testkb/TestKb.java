@@ -74,6 +74,13 @@ public final class TestKb implements AutoCloseable {
         }
     }
 
+    /** Runs {@code work} in one explicit transaction, then rolls it back (unless {@code work} committed it). */
+    public void inTransaction(java.util.function.Consumer<org.neo4j.driver.Transaction> work) {
+        try (Session session = driver.session(); org.neo4j.driver.Transaction tx = session.beginTransaction()) {
+            work.accept(tx);
+        }
+    }
+
     public long nodeCount() {
         return run("MATCH (n) RETURN count(n) AS c").get(0).get("c").asLong();
     }
