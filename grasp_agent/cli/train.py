@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -20,11 +20,12 @@ from grasp_agent.cli._common import (
 )
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
-from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import query_set
-from grasp_agent.llm.factory import make_llm
 from grasp_agent.skb.context import read_skb_context
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
+
+if TYPE_CHECKING:
+    from grasp_agent.training.fusion_fit import FusionFitOutcome
 
 app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split), the "
                   "planner and the reranker.",
@@ -85,49 +86,20 @@ def fusion(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED, subset
            questions: Path = QUESTIONS) -> None:
     """Fit on the valid split: the static graph weight, the dynamic tables and the reranker's weight; save them
     as one JSON file that searches read (explicit GRASP_FUSION_GRAPH_WEIGHT / GRASP_RERANK_WEIGHT still win)."""
-    from dataclasses import replace
-
-    from grasp_agent.fusion.fitting import fit_rerank_weight
-    from grasp_agent.fusion.tables import MIN_RERANK_GAIN, RerankEvidence
-    from grasp_agent.pipeline.configuration import Sourced, local_fusion_tables_path
-    from grasp_agent.pipeline.options import PlannerName
-    from grasp_agent.pipeline.parts import assemble_parts
-    from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, rerank_examples
+    from grasp_agent.training.fusion_fit import fit_fusion_tables
 
     queries = renamed(queries, questions, "--queries", "--questions")
-    chosen: PlannerName | None = planner_name(planner, heuristic)
+    chosen = planner_name(planner, heuristic)
     settings = load_settings()
-    valid = of_split(query_set(queries, count, seed, subset), "valid")
-    if not valid:
-        raise GraspError("the question set has no valid split to fit on")
-    llm = None if chosen in ("heuristic", "pathbank") else make_llm(settings)
-    rerank_choice = None
-    try:
-        with open_driver(settings) as driver:
-            parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=True)
-            fits = fit_fusion(fusion_examples(parts, valid, chosen, progress=True), settings.fusion_k)
-            policy: Literal["static", "dynamic"] = (
-                "dynamic" if fits.dynamic.quality.mrr > fits.static.quality.mrr else "static")
-            tables = fits.dynamic.tables.model_copy(update={
-                "static_graph_weight": fits.static.graph_weight, "policy": policy,
-                "embedder": parts.embedder.model_id})
-            if rerank and parts.reranker is not None:
-                # The reranker examples are fused under the fitted values, whatever an older file said.
-                fitted = replace(parts, fusion_tables=tables, configuration=replace(
-                    parts.configuration, fusion_policy=Sourced(policy, "being fitted"),
-                    static_graph_weight=Sourced(fits.static.graph_weight, "being fitted")))
-                examples = rerank_examples(fitted, valid, chosen, progress=True)
-                rerank_choice = fit_rerank_weight(examples, k=settings.rerank_rrf_k)
-                evidence = RerankEvidence(reranker=parts.reranker.model_id, questions=len(examples),
-                                          mrr_fused=dict(rerank_choice.curve)[0.0],
-                                          mrr_reranked=rerank_choice.score or 0.0)
-                tables = tables.model_copy(update={"rerank_weight": rerank_choice.value, "rerank": evidence})
-    finally:
-        if llm is not None:
-            llm.close()
-    path = local_fusion_tables_path(settings, parts.schema.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tables.save(path)
+    show_fusion_fit(fit_fusion_tables(settings, query_set(queries, count, seed, subset), chosen, rerank,
+                                      progress=True))
+
+
+def show_fusion_fit(outcome: FusionFitOutcome) -> None:
+    """The fitted policies' valid quality, the reranker's weight and whether it reranks by default, the file."""
+    from grasp_agent.fusion.tables import MIN_RERANK_GAIN
+
+    fits, tables, choice = outcome.fits, outcome.tables, outcome.rerank
     table = Table("policy", "graph weight", "MRR", "Hit@1", "Hit@5", "R@20",
                   title=f"Fusion fitted on {fits.examples} valid questions ({fits.graph_empty} with no graph ranking)")
     for name, weight, quality in (("static", f"{fits.static.graph_weight:g}", fits.static.quality),
@@ -135,16 +107,16 @@ def fusion(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED, subset
         table.add_row(name, weight, f"{quality.mrr:.3f}", f"{quality.hit_at_1:.3f}", f"{quality.hit_at_5:.3f}",
                       f"{quality.recall_at_20:.3f}")
     console.print(table)
-    if rerank_choice is not None:
-        curve = dict(rerank_choice.curve)
-        console.print(f"reranker weight {rerank_choice.value:g} (valid MRR {rerank_choice.score:.3f}; without the "
+    if choice is not None:
+        curve = dict(choice.curve)
+        console.print(f"reranker weight {choice.value:g} (valid MRR {choice.score:.3f}; without the "
                       f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
                       highlight=False)
         stored = tables.rerank
         if stored is not None:
             console.print(f"reranking by default: {'yes' if stored.helps else 'no'} (gain {stored.gain:+.3f} MRR; "
                           f"on by default from +{MIN_RERANK_GAIN:g})", highlight=False)
-    console.print(f"saved to {path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
+    console.print(f"saved to {outcome.path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
                   f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
                   + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
                   highlight=False)
