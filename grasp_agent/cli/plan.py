@@ -82,8 +82,8 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
         "question": result.question,
         "notes": list(result.notes),
         "entity_table": [
-            {"mention": row.mention.text, "role": row.mention.role.value, "types": list(row.mention.types),
-             "added_type": row.added_type,
+            {"mention": row.mention.text, "role": row.mention.role.value, "match_mode": row.mention.match_mode.value,
+             "types": list(row.mention.types), "added_type": row.added_type,
              "links": {label: [asdict(link) for link in links] for label, links in row.links.items()}}
             for row in result.entity_table.rows],
         "planner": planning.planner,
@@ -114,8 +114,9 @@ def show_result(result: GraphBranchResult, top: int) -> None:
             links = row.links.get(label, ())
             shown = "\n".join(f"{link.name} [{link.node_id}] {link.score:.3f}, {link.degree}" for link in links)
             added = " (added)" if label == row.added_type else ""
+            role = row.mention.role.value + (" (by doc)" if row.mention.match_mode.value == "doc" else "")
             table.add_row(str(index) if number == 0 else "", row.mention.text if number == 0 else "",
-                          row.mention.role.value if number == 0 else "", label + added, shown or "-")
+                          role if number == 0 else "", label + added, shown or "-")
     console.print(table)
     planning = result.planning
     console.print(f"[bold]Plan[/] ({planning.planner}, {len(planning.attempts)} attempt(s))")

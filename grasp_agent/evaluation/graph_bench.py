@@ -72,7 +72,7 @@ def time_execution(branch: GraphBranch, result: GraphBranchResult, repeats: int)
     runner, procedures = branch.runner, branch.procedures
     anchors = runner.anchor_vectors(plan)
     start = time.perf_counter()
-    relevance = runner.relevance_vector(plan)
+    relevance = runner.relevance_vector(plan, result.question)
     embed_ms = _ms(start)
     plan_json = plan.to_json()
 

@@ -13,6 +13,7 @@ from neo4j import Driver
 
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
@@ -52,12 +53,15 @@ class GraphBranchResult:
 class GraphBranch:
     def __init__(self, procedures: GraphProcedures, context: SkbContext, doc_embedder: GraspEmbedder,
                  extractor: MentionExtractor, planner: Planner, execution: ExecutionSettings | None = None,
-                 fallback_extractor: MentionExtractor | None = None) -> None:
+                 fallback_extractor: MentionExtractor | None = None,
+                 described: DescribedMentionFinder | None = None) -> None:
         self._procedures = procedures
         self._context = context
+        self._doc_embedder = doc_embedder
         self._name_embedder = doc_embedder.with_max_tokens(NAME_TOKENS)
         self._extractor = extractor
         self._fallback = fallback_extractor
+        self._described = described
         self._planner = planner
         self._runner = PlanRunner(procedures, self._name_embedder, doc_embedder, execution)
 
@@ -86,16 +90,20 @@ class GraphBranch:
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
         spans = SpanMentionFinder(procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema)
         execution = ExecutionSettings(limit=settings.graph_top_k, timeout_ms=settings.graph_timeout_ms,
-                                      max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight)
+                                      max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight,
+                                      question_fallback=settings.graph_relevance_fallback)
+        described = (DescribedMentionFinder(procedures, embedder, context.schema, settings.doc_anchor_min_score)
+                     if settings.doc_anchors else None)
         if llm is None:
-            return cls(procedures, context, embedder, spans, HeuristicPlanner(context), execution)
+            planner: Planner = HeuristicPlanner(context, min_doc_anchor_score=settings.doc_anchor_min_score)
+            return cls(procedures, context, embedder, spans, planner, execution, described=described)
         prompt = planner_prompt(settings.llm_planner_prompt, llm)
         planner = LLMPlanner(llm, context, prompt=prompt)
         # A trained student learned on the span finder's entity tables: serve it the same kind.
         if not llm_extraction or prompt == "student":
-            return cls(procedures, context, embedder, spans, planner, execution)
+            return cls(procedures, context, embedder, spans, planner, execution, described=described)
         return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), planner, execution,
-                   fallback_extractor=spans)
+                   fallback_extractor=spans, described=described)
 
     def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
         timings: dict[str, float] = {}
@@ -107,23 +115,26 @@ class GraphBranch:
         with _timed(timings, "plan"):
             outcome = self.plan(question, table)
         with _timed(timings, "execute"):
-            ranking = self.execute(outcome, with_cypher=with_cypher)
+            ranking = self.execute(outcome, question=question, with_cypher=with_cypher)
         return GraphBranchResult(question, tuple(mentions), table, outcome, ranking, timings, tuple(notes))
 
     # The four stages, public so that the LangGraph pipeline can run (and time, and stream) each as a node.
 
     def extract(self, question: str, notes: list[str]) -> list[Mention]:
-        """Typed mentions; an LLM failure falls back to the name-span finder, with a note saying so."""
+        """Typed mentions, plus doc-mode anchors for entities the question describes without naming; an LLM
+        failure falls back to the name-span finder, with a note saying so."""
         try:
-            return self._extractor.extract(question)
+            mentions = self._extractor.extract(question)
         except LLMError as error:
             if self._fallback is None:
                 raise
             notes.append(f"{self._extractor.name} extraction failed ({error}); used {self._fallback.name}")
-            return self._fallback.extract(question)
+            mentions = self._fallback.extract(question)
+        return self._described.add(question, mentions) if self._described is not None else mentions
 
     def link(self, mentions: list[Mention]) -> EntityTable:
-        return build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels)
+        return build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels,
+                                  doc_embedder=self._doc_embedder)
 
     def plan(self, question: str, table: EntityTable, *, exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
         return self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()),
@@ -135,10 +146,12 @@ class GraphBranch:
         branch._planner = planner
         return branch
 
-    def execute(self, outcome: PlanningOutcome, *, with_cypher: bool = False) -> GraphRanking:
+    def execute(self, outcome: PlanningOutcome, *, question: str | None = None,
+                with_cypher: bool = False) -> GraphRanking:
+        """The plan's ranking; `question` rescores the targets when the plan has no relevance text."""
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")
-        return self._runner.run(outcome.plan, with_cypher=with_cypher)
+        return self._runner.run(outcome.plan, question=question, with_cypher=with_cypher)
 
 
 def planner_prompt(setting: str, llm: GraspLLM) -> PlannerPrompt:

@@ -2,8 +2,9 @@
 
 Rule (GRASP 3.1): a mention is matched against the name index of each predicted type (top 3, with cosine and
 degree); one further type is added when its best match is near-exact or beats the predicted types' best by a
-margin, because extractors often guess a plausible but wrong type ("Marfan" as a Gene). Attributes are listed
-without links.
+margin, because extractors often guess a plausible but wrong type ("Marfan" as a Gene). A mention in doc mode
+(an entity described, not named) is matched the same way against the document indexes, with the document
+encoder. Attributes are listed without links.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
 
 LINKS_PER_TYPE = 3
@@ -39,9 +41,11 @@ class EntityTable:
     def linked(self, min_score: float = 0.0) -> list[EntityRow]:
         return [row for row in self.rows if row.best is not None and row.best.score >= min_score]
 
-    def anchor_choices(self, min_score: float = 0.5) -> list[tuple[str, str]]:
-        """(type, text) of every anchor mention under each type it links to with at least `min_score`."""
-        return [(label, row.mention.text) for row in self.rows if row.mention.role is MentionRole.ANCHOR
+    def anchor_choices(self, min_score: float = 0.5) -> list[tuple[str, str, MatchMode]]:
+        """(type, text, match mode) of every anchor mention under each type it links to with at least
+        `min_score`."""
+        return [(label, row.mention.text, row.mention.match_mode) for row in self.rows
+                if row.mention.role is MentionRole.ANCHOR
                 for label, links in row.links.items() if links and links[0].score >= min_score]
 
     def target_types(self) -> list[str]:
@@ -60,7 +64,8 @@ class EntityTable:
             if row.mention.role is MentionRole.TARGET:  # its name matches mislead planners into anchoring on them
                 lines.append(f'[{index}] "{row.mention.text}" role=target (the type asked for: {types})')
                 continue
-            lines.append(f'[{index}] "{row.mention.text}" role={row.mention.role.value} types={types}{added}')
+            mode = " mode=doc (described, linked by definition)" if row.mention.match_mode is MatchMode.DOC else ""
+            lines.append(f'[{index}] "{row.mention.text}" role={row.mention.role.value} types={types}{added}{mode}')
             for label, links in row.links.items():
                 shown = "; ".join(f"{link.name} (cos {link.score:.2f}, degree {link.degree})" for link in links)
                 lines.append(f"    {label}: {shown or 'no match'}")
@@ -82,15 +87,20 @@ def choose_types(predicted: Sequence[str], best_by_type: dict[str, float], near_
 
 
 def build_entity_table(mentions: Sequence[Mention], procedures: GraphProcedures, name_embedder: GraspEmbedder,
-                       labels: Sequence[str], links_per_type: int = LINKS_PER_TYPE) -> EntityTable:
-    """Links every anchor/target mention against every label's name index in one round trip, then keeps
-    the predicted types (+ one strong other type) per mention."""
-    linkable = {str(i): m for i, m in enumerate(mentions) if m.role is not MentionRole.ATTRIBUTE}
+                       labels: Sequence[str], links_per_type: int = LINKS_PER_TYPE,
+                       doc_embedder: GraspEmbedder | None = None) -> EntityTable:
+    """Links every anchor/target mention against every label's name index (doc-mode mentions: doc index, with
+    `doc_embedder`) in one round trip per mode, then keeps the predicted types (+ one strong other type) per
+    mention."""
     found: dict[str, list[NodeLink]] = {}
-    if linkable:
-        keys = list(linkable)
-        vectors = name_embedder.embed_texts([linkable[key].text for key in keys])
-        found = procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, "name", links_per_type, 0.0)
+    for mode, embedder in ((MatchMode.NAME, name_embedder), (MatchMode.DOC, doc_embedder or name_embedder)):
+        linkable = {str(i): m for i, m in enumerate(mentions)
+                    if m.role is not MentionRole.ATTRIBUTE and m.match_mode is mode}
+        if linkable:
+            keys = list(linkable)
+            vectors = embedder.embed_texts([linkable[key].text for key in keys])
+            found |= procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, mode.value,
+                                          links_per_type, 0.0)
     rows = []
     for index, mention in enumerate(mentions):
         by_type: dict[str, list[NodeLink]] = {}

@@ -18,9 +18,11 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
+from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import MentionRole
-from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, Plan, Risk, Target
+from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
@@ -35,7 +37,7 @@ from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.context import SkbContext
 
 MIN_ANCHOR_SCORE = 0.9
-CONFIDENT_SCORE = 0.95
+CONFIDENT_SCORE = 0.95  # name links only: a described entity (doc mode) never makes a plan low-risk
 NEGATION_WINDOW = 3  # words on either side of a mention that can negate it
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -43,11 +45,12 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _CLAUSE_BREAK = frozenset({"but", "and", "while", "whereas", "or", "yet", "although"})
 
 
-def _mention_scope(question: str, mention: str, others: list[str],
-                   count: int = NEGATION_WINDOW) -> tuple[list[str], list[str]]:
+def _mention_scope(question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW,
+                   skipped: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """Up to `count` words before `mention` and up to `count` after it up to the next clause, never reaching
     into another mention: the words that can negate it ("but no X", "X is excluded") or ask for its hierarchy
-    ("subtypes of X")."""
+    ("subtypes of X"). Words in `skipped` (what frames a description: "the abnormality described as") do not
+    count."""
     lowered = question.lower()
     position = lowered.find(mention.lower())
     if position < 0:
@@ -56,7 +59,7 @@ def _mention_scope(question: str, mention: str, others: list[str],
     spans = [(p, p + len(o)) for o in others if o.lower() != mention.lower() and (p := lowered.find(o.lower())) >= 0]
     left = max([e for s, e in spans if e <= position], default=0)
     right = min([s for s, e in spans if s >= end], default=len(question))
-    before = _WORD.findall(question[left:position])[-count:]
+    before = [w for w in _WORD.findall(question[left:position]) if w.lower() not in skipped][-count:]
     after: list[str] = []
     for word in _WORD.findall(question[end:right])[:count]:
         if word.lower() in _CLAUSE_BREAK:
@@ -111,9 +114,10 @@ class SchemaRoutes:
 class HeuristicPlanner:
     name = "heuristic"
 
-    def __init__(self, context: SkbContext, min_anchor_score: float = MIN_ANCHOR_SCORE) -> None:
+    def __init__(self, context: SkbContext, min_anchor_score: float = MIN_ANCHOR_SCORE,
+                 min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE) -> None:
         self._context = context
-        self._min_anchor_score = min_anchor_score
+        self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context)
         self._noise_words = (FUNCTION_WORDS | _relation_words(context)
                              | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()})
@@ -129,7 +133,7 @@ class HeuristicPlanner:
         asked = target_mention(question, schema)
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = [row for row in table.rows if row.mention.role is MentionRole.ANCHOR and row.best is not None
-                       and row.best.score >= self._min_anchor_score]
+                       and row.best.score >= self._min_score[row.mention.match_mode]]
         target_label = asked[0] if asked else routes.default_target([row.best.label for row in anchor_rows
                                                                      if row.best is not None])
         anchors: list[Anchor] = []
@@ -138,15 +142,18 @@ class HeuristicPlanner:
         confident = asked is not None
         for row in anchor_rows:
             assert row.best is not None
-            before, after = _mention_scope(question, row.mention.text, mentions)
+            described = row.mention.match_mode is MatchMode.DOC
+            before, after = _mention_scope(question, row.mention.text, mentions,
+                                           skipped=DESCRIPTION_WORDS if described else frozenset())
             path = routes.path(row.best.label, target_label, " ".join(before + after), lead=" ".join(before))
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
-            anchors.append(Anchor(var=var, type=row.best.label, text=row.mention.text))
+            anchors.append(Anchor(var=var, type=row.best.label, text=row.mention.text,
+                                  match_mode=row.mention.match_mode))
             hops.extend(self._hops(var, path, len(anchors)))
             estimates.append(self._candidates(row, path))
-            confident = confident and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
+            confident = confident and not described and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
         leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
         has_content = any(w.lower() not in self._noise_words for w in _WORD.findall(leftover))
         text = leftover if has_content else ""

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from grasp_agent.graph_branch.plan import TypeName
+from grasp_agent.graph_branch.plan import MatchMode, TypeName
 
 
 class MentionRole(str, Enum):
@@ -25,6 +25,8 @@ class Mention(BaseModel):
     types: tuple[TypeName, ...] = Field(default=(), max_length=2, description="1-2 likely node types")
     role: MentionRole = MentionRole.ANCHOR
     nested_in: int | None = Field(default=None, ge=0, description="Index of the mention this one is part of")
+    match_mode: MatchMode = Field(default=MatchMode.NAME, description="doc: the text describes the entity "
+                                  "(its definition) instead of naming it; linked through the document index")
 
 
 class MentionList(BaseModel):

@@ -135,12 +135,12 @@ MAX_LLM_ANCHORS = 6
 
 
 def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
-                     anchor_choices: Sequence[tuple[str, str]] | None = None,
+                     anchor_choices: Sequence[tuple[str, str, MatchMode]] | None = None,
                      target_types: Sequence[str] | None = None) -> dict[str, Any]:
     """Plan's JSON Schema with node types and relations narrowed to one SKB's, so that constrained decoding
     cannot invent a type (the commonest failure of small planners).
 
-    With `anchor_choices` ((type, text) pairs, e.g. from an entity table) an anchor must be one of them and the
+    With `anchor_choices` ((type, text, match mode), e.g. from an entity table) an anchor must be one of them and the
     target variable is "t": small models otherwise anchor on whatever name the prompt shows them last.
     `target_types` (the types the question asks for, when the extractor found them) narrows the target's type.
     """
@@ -148,7 +148,6 @@ def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
     defs = schema["$defs"]
     if anchor_choices is not None:
         variable = defs["Anchor"]["properties"]["var"]
-        mode = defs["Anchor"]["properties"]["match_mode"]
         # Bounded arrays: a small model otherwise repeats one anchor until it runs out of tokens.
         distinct = len(dict.fromkeys(anchor_choices))
         schema["properties"]["anchors"]["maxItems"] = min(distinct, MAX_LLM_ANCHORS)
@@ -156,8 +155,9 @@ def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
         if anchor_choices:
             defs["Anchor"] = {"anyOf": [
                 {"type": "object", "additionalProperties": False, "required": ["var", "type", "text", "match_mode"],
-                 "properties": {"var": variable, "type": {"const": label}, "text": {"const": text}, "match_mode": mode}}
-                for label, text in dict.fromkeys(anchor_choices)]}
+                 "properties": {"var": variable, "type": {"const": label}, "text": {"const": text},
+                                "match_mode": {"const": mode.value}}}
+                for label, text, mode in dict.fromkeys(anchor_choices)]}
         defs["Target"]["properties"]["var"] = {"const": "t"}
     type_enum = {"enum": list(labels), "type": "string"}
     if "properties" in defs["Anchor"]:

@@ -32,6 +32,8 @@ class ExecutionSettings:
     timeout_ms: int = 5000
     max_rows: int = 200_000
     dense_weight: float = 1.0
+    # GRASP rescores by the question when the plan has no relevance_text; off by default (Settings says why)
+    question_fallback: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def config(self) -> dict[str, Any]:
@@ -54,17 +56,26 @@ class PlanRunner:
             vectors[anchor.var] = embedder.embed_query(anchor.text)
         return vectors
 
-    def relevance_vector(self, plan: Plan) -> list[float] | None:
-        return self._doc_embedder.embed_query(plan.relevance_text) if plan.relevance_text.strip() else None
+    def relevance_text(self, plan: Plan, question: str | None = None) -> str:
+        """What the targets are rescored by: the plan's relevance text, else the question (when given and the
+        fallback is on), else nothing."""
+        if plan.relevance_text.strip() or not self._settings.question_fallback:
+            return plan.relevance_text.strip()
+        return (question or "").strip()
 
-    def run(self, plan: Plan, *, with_cypher: bool = False) -> GraphRanking:
-        """Top `limit` targets by anchor + dense score; an empty ranking with the server's reason when the plan
-        fails at execution (budget exceeded, no binding)."""
+    def relevance_vector(self, plan: Plan, question: str | None = None) -> list[float] | None:
+        text = self.relevance_text(plan, question)
+        return self._doc_embedder.embed_query(text) if text else None
+
+    def run(self, plan: Plan, *, question: str | None = None, with_cypher: bool = False) -> GraphRanking:
+        """Top `limit` targets by anchor + dense score (dense: cosine with the relevance text, or with `question`
+        when the plan has none); an empty ranking with the server's reason when the plan fails at execution
+        (budget exceeded, no binding)."""
         plan_json = plan.to_json()
         anchors = self.anchor_vectors(plan)
         try:
-            nodes = self._procedures.execute(plan_json, anchors, self.relevance_vector(plan), self._settings.limit,
-                                             self._settings.config())
+            nodes = self._procedures.execute(plan_json, anchors, self.relevance_vector(plan, question),
+                                             self._settings.limit, self._settings.config())
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None

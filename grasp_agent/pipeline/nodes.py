@@ -79,7 +79,7 @@ def plan(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
 
 
 def execute(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
-    ranking = branch.execute(state["planning"], with_cypher=state["options"].with_cypher)
+    ranking = branch.execute(state["planning"], question=state["question"], with_cypher=state["options"].with_cypher)
     return {"graph_ranking": ranking}
 
 

@@ -47,6 +47,7 @@ class EntityTableRow(BaseModel):
 
     mention: str
     role: str
+    match_mode: str = "name"  # "doc": an entity described, not named, linked through the document index
     types: list[str]
     links: dict[str, list[LinkedNode]]
 
@@ -152,7 +153,8 @@ def _entity_rows(state: PipelineState) -> list[EntityTableRow]:
     if table is None:
         return []
     return [EntityTableRow(
-        mention=row.mention.text, role=row.mention.role.value, types=list(row.mention.types),
+        mention=row.mention.text, role=row.mention.role.value, match_mode=row.mention.match_mode.value,
+        types=list(row.mention.types),
         links={label: [LinkedNode(node_id=link.node_id, name=link.name, label=link.label, score=link.score)
                        for link in links] for label, links in row.links.items()})
         for row in table.rows]

@@ -55,7 +55,7 @@ class PlanScorer:
         if not check.valid:
             return ScoredPlan(None, text, text, "; ".join(check.errors))
         try:
-            ranking = self.branch.runner.run(parsed)
+            ranking = self.branch.runner.run(parsed, question=query.text)
         except (GraspError, Neo4jError) as error:
             return ScoredPlan(None, text, text, str(error))
         state: PipelineState = {"question": query.text, "options": SearchOptions(),

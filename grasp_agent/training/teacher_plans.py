@@ -102,7 +102,7 @@ class TeacherPlans:
         for tried, (plan, teacher, signature) in enumerate(candidates, start=1):
             if not self._branch.procedures.validate(plan.to_json()).valid:
                 continue
-            ranking = self._branch.runner.run(plan)
+            ranking = self._branch.runner.run(plan, question=query.text)
             if first_gold_rank(ranking.node_ids, query.answer_ids) == 1:
                 provenance = Provenance(teacher, signature, 1, len(ranking.nodes), len(query.answer_ids), tried)
                 messages = student_prompt(self._branch, query.text, table)

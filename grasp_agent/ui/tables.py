@@ -18,7 +18,7 @@ from grasp_agent.text_branch.retriever import TextRanking
 # node id -> (name, type), gathered from whichever stage saw the node
 NodeNames = Mapping[Hashable, tuple[str, str]]
 
-ENTITY_COLUMNS = ["mention", "role", "type", "node id", "name", "cosine", "degree"]
+ENTITY_COLUMNS = ["mention", "role", "match", "type", "node id", "name", "cosine", "degree"]
 GRAPH_COLUMNS = ["rank", "node id", "name", "score", "anchor", "dense", "witness"]
 TEXT_COLUMNS = ["rank", "node id", "name", "type", "score"]
 FUSED_COLUMNS = ["rank", "node id", "name", "type", "rrf", "graph rank", "text rank", "from"]
@@ -40,17 +40,18 @@ def node_names(entity_table: EntityTable | None = None, graph: GraphRanking | No
 
 
 def entity_frame(table: EntityTable) -> pd.DataFrame:
-    """One row per (mention, type, candidate node), best candidate first."""
+    """One row per (mention, type, candidate node), best candidate first; `match` says whether the mention was
+    linked by name or, for an entity described instead of named, by document."""
     rows: list[list[object]] = []
     for row in table.rows:
         types = list(row.links) or list(row.mention.types) or ["-"]
         for label in types:
             links = row.links.get(label, ())
             shown = label + (" (added)" if label == row.added_type else "")
+            mention = [row.mention.text, row.mention.role.value, row.mention.match_mode.value, shown]
             if not links:
-                rows.append([row.mention.text, row.mention.role.value, shown, "", "(no match)", None, None])
-            rows.extend([row.mention.text, row.mention.role.value, shown, str(link.node_id), link.name,
-                         round(link.score, 3), link.degree] for link in links)
+                rows.append([*mention, "", "(no match)", None, None])
+            rows.extend([*mention, str(link.node_id), link.name, round(link.score, 3), link.degree] for link in links)
     return pd.DataFrame(rows, columns=ENTITY_COLUMNS)
 
 

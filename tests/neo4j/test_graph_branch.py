@@ -42,14 +42,39 @@ def test_heuristic_branch_answers_a_two_anchor_question(branch: GraphBranch) -> 
 
 
 def test_compiled_cypher_of_the_branch_reproduces_its_ranking(branch: GraphBranch, driver: Driver) -> None:
+    # no relevance text (and no question as fallback, the default): the score is the anchor score, as in the Cypher
     result = branch.run("Which diseases present with epileptic spasms?", with_cypher=True)
     compiled = result.ranking.compiled
     assert compiled is not None and result.planning.plan is not None
     direct, _, _ = driver.execute_query(compiled.query, compiled.params)
-    # relevance_text is empty here, so the score is the anchor score and the orders must agree
     assert result.planning.plan.relevance_text == ""
     assert [r["nodeId"] for r in direct] == result.ranking.node_ids[:len(direct)]
     assert len(result.ranking.nodes) == 72  # every disease annotated with Epileptic spasm in phenotype.hpoa
+
+
+def test_a_plan_without_relevance_text_is_rescored_by_the_question(driver: Driver, test_settings: Settings,
+                                                                   embedder: GraspEmbedder, hpo_slice: object) -> None:
+    settings = test_settings.model_copy(update={"graph_relevance_fallback": True})
+    result = GraphBranch.build(driver, settings, embedder).run("Which diseases present with epileptic spasms?")
+    assert result.planning.plan is not None and result.planning.plan.relevance_text == ""
+    nodes = result.ranking.nodes
+    assert len(nodes) == 72 and all(node.dense_score != 0.0 for node in nodes)
+    assert [n.score for n in nodes] == sorted((n.score for n in nodes), reverse=True)
+
+
+def test_a_described_phenotype_is_anchored_through_the_document_index(driver: Driver, test_settings: Settings,
+                                                                     embedder: GraspEmbedder, hpo_slice: object) -> None:
+    # the first sentence of Epileptic spasm's definition, quoted the way people paste one; it names no phenotype
+    # ("seizure" is the only name in it, and it is a word of the description)
+    records, _, _ = driver.execute_query("MATCH (p:Phenotype {id: 'HP:0011097'}) RETURN p.doc AS doc")
+    definition = records[0]["doc"].split("definition: ", 1)[1].split(".", 1)[0]
+    branch = GraphBranch.build(driver, test_settings, embedder)
+    result = branch.run(f'Which diseases present with the abnormality described as "{definition}"?')
+    described = [row for row in result.entity_table.rows if row.mention.match_mode.value == "doc"]
+    assert [row.best.node_id for row in described if row.best is not None] == ["HP:0011097"]
+    plan = result.planning.plan
+    assert plan is not None and [(a.type, a.match_mode.value) for a in plan.anchors] == [("Phenotype", "doc")]
+    assert "OMIM:619340" in result.ranking.node_ids  # DEE 96 has epileptic spasms
 
 
 def test_a_mention_typed_wrongly_gets_the_strong_type_added(hpo_slice: object, driver: Driver,

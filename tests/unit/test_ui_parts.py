@@ -97,8 +97,8 @@ def _entity_table() -> EntityTable:
 
 def test_the_entity_frame_lists_each_candidate_and_marks_unmatched_mentions() -> None:
     frame = tables.entity_frame(_entity_table())
-    assert frame.values.tolist()[0] == ["epileptic spasms", "anchor", "Phenotype", "HP:0011097", "Epileptic spasm",
-                                        0.93, 40]
+    assert frame.values.tolist()[0] == ["epileptic spasms", "anchor", "name", "Phenotype", "HP:0011097",
+                                        "Epileptic spasm", 0.93, 40]
     assert frame.iloc[1]["name"] == "(no match)" and frame.iloc[1]["role"] == "target"
 
 

@@ -106,7 +106,11 @@ public final class PlanExecutor {
             dense = new DenseRescorer(tx, label, relevance, config).score(candidates.stream().map(Candidate::node).toList());
         }
         List<Scored> top = top(candidates, dense, limit);
+        // only nodes the plan matched have a witness; doc-index neighbours (below) have none
         Map<String, List<Object>> witnesses = witnesses(tx, compiler, params, top);
+        if (!validation.plan().hasHops() && relevance != null) {
+            top = withIndexHits(tx, label, relevance, limit, top);
+        }
         List<Row> rows = new ArrayList<>();
         for (Scored s : top) {
             rows.add(row(s, witnesses.getOrDefault(s.candidate().node().getElementId(), List.of())));
@@ -167,6 +171,25 @@ public final class PlanExecutor {
             double d = dense.getOrDefault(c.node().getElementId(), 0.0);
             scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d));
         }
+        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
+        return scored.subList(0, (int) Math.min(limit, scored.size()));
+    }
+
+    /**
+     * A plan without hops ranks the target type by the relevance text (as GRASP does), not only the anchor's own
+     * bindings: the doc index's nearest nodes join the bindings with the dense score alone, so a binding keeps its
+     * anchor score on top of its cosine and stays ahead of an unlinked node as close to the text.
+     */
+    private List<Scored> withIndexHits(Transaction tx, String label, double[] relevance, long limit, List<Scored> bound) {
+        Map<String, Scored> merged = new LinkedHashMap<>();
+        for (Scored s : bound) {
+            merged.put(s.candidate().node().getElementId(), s);
+        }
+        for (VectorIndexes.Hit hit : VectorIndexes.nearest(tx, label, "doc", limit, relevance)) {
+            merged.putIfAbsent(hit.node().getElementId(), new Scored(new Candidate(hit.node(), 0.0),
+                    hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine()));
+        }
+        List<Scored> scored = new ArrayList<>(merged.values());
         scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
         return scored.subList(0, (int) Math.min(limit, scored.size()));
     }

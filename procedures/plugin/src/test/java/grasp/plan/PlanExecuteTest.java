@@ -162,7 +162,7 @@ class PlanExecuteTest extends SmallKbTest {
     }
 
     @Test
-    void noHopPlansRankByTheDocIndexOrByTheTargetsOwnBindings() {
+    void noHopPlansRankByTheDocIndexAfterTheTargetsOwnBindings() {
         List<Record> rows = execute(plan("", "", DISEASE), Map.of(), RELEVANCE, Map.of());
         assertThat(ids(rows)).containsExactly("D:2", "D:1", "D:3");
         assertClose(scores(rows, "score"), 1.0, 0.8, 0.36);
@@ -171,6 +171,13 @@ class PlanExecuteTest extends SmallKbTest {
         List<Record> anchored = execute(plan(anchor("t", "Disease", "DRAVET syndrome"), "", DISEASE), Map.of(), null, Map.of());
         assertThat(ids(anchored)).containsExactly("D:2");
         assertThat(anchored.get(0).get("witness").asList(Value::asMap)).extracting(s -> s.get("id")).containsExactly("D:2");
+        // with a relevance text the rest of the target type follows the binding, by cosine alone
+        List<Record> ranked = execute(plan(anchor("t", "Disease", "DRAVET syndrome"), "", DISEASE), Map.of(), RELEVANCE,
+                Map.of());
+        assertThat(ids(ranked)).containsExactly("D:2", "D:1", "D:3");
+        assertClose(scores(ranked, "score"), 2.0, 0.8, 0.36);
+        assertClose(scores(ranked, "anchorScore"), 1.0, 0.0, 0.0);
+        assertThat(ranked.get(1).get("witness").asList()).isEmpty();
     }
 
     @Test

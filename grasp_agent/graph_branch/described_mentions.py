@@ -1,0 +1,186 @@
+"""Entities described instead of named: clauses of the question linked through the document index (GRASP's
+second anchor mode, `match_mode: doc`).
+
+"Which diseases present with a generalized decrease in bone mineral density?" names no phenotype; its clause
+"a generalized decrease in bone mineral density" is close to the *document* (name + definition) of
+"Osteopenia", not to any name. The question is cut into clauses at punctuation, quotes, coordinating words and
+relative pronouns; each clause loses the words that frame it ("the abnormality described as", "present with");
+a clause that an anchor mention already covers is named, not described, and is skipped. The rest are embedded
+with the document encoder and linked against every type's doc index in one round trip; a clause whose best
+document cosine reaches `min_score` becomes an anchor mention in doc mode, typed by that document's label, and
+the name mentions inside it are dropped (they are words of the description, not entities of the question).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.plan import MatchMode
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures
+from grasp_agent.graph_branch.schema_paths import type_words
+from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
+from grasp_agent.skb.schema import SkbSchema
+
+# Calibrated on the train split only (docs/benchmarks.md, "Entities described, not named").
+DEFAULT_MIN_SCORE = 0.5
+MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a name the span finder tries
+NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
+MAX_CLAUSES = 12  # bounds the embedding work per question
+
+# Words that introduce a description ("the abnormality described as ..."): skipped, too, when the planner
+# reads the words before a described entity for a hierarchy cue or a negation.
+DESCRIPTION_WORDS = frozenset("""
+the a an any as of described defined characterised characterized called termed named known marked denoted
+referred meaning clinical feature features abnormality abnormalities finding findings sign signs symptom symptoms
+trait traits phenotype phenotypes term terms concept entity classified categorised categorized listed filed
+""".split())  # noqa: SIM905 (a word list reads best as text)
+# Everything that frames a clause rather than belongs to it: function words, the description's introduction,
+# the verbs that tie it to the question, and hierarchy words ("a direct subtype of X" names X).
+FRAME_WORDS = FUNCTION_WORDS | DESCRIPTION_WORDS | frozenset("""
+involving involve involves display displays displaying exhibit exhibits exhibiting manifest manifests
+manifesting showing show shows presenting present presents having has have with by in which that condition
+conditions directly under one implicated annotated sharing shares shared subtype subtypes subclass subclasses
+form forms variant variants direct descendant descendants child children parent parents ancestor ancestors
+narrower broader general
+""".split())  # noqa: SIM905
+
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|«([^»]+)»')
+# Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
+_BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
+_COORDINATION = re.compile(r"\s(?:and|or|but|yet)\s", re.IGNORECASE)
+_WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
+
+
+@dataclass(frozen=True)
+class Clause:
+    start: int  # character offsets into the question
+    end: int
+    text: str
+
+
+def _trim(question: str, start: int, end: int, frame: frozenset[str]) -> Clause | None:
+    """The clause between `start` and `end` without its leading frame words and trailing function words."""
+    words = [m for m in _WORD.finditer(question, start, end)]
+    while words and words[0].group().lower() in frame:
+        words.pop(0)
+    while words and words[-1].group().lower() in FUNCTION_WORDS:
+        words.pop()
+    if not words:
+        return None
+    return Clause(words[0].start(), words[-1].end(), question[words[0].start():words[-1].end()])
+
+
+def _pieces(question: str, quoted: Sequence[tuple[int, int]], breaks: Sequence[re.Pattern[str]],
+            frame: frozenset[str]) -> list[Clause]:
+    """The trimmed pieces of the question between `breaks` and quoted passages, outside those passages."""
+    bounds = [0, len(question)] + [edge for passage in quoted for edge in passage]
+    bounds += [edge for pattern in breaks for m in pattern.finditer(question) for edge in (m.start(), m.end())]
+    edges = sorted(set(bounds))
+    pieces = []
+    for start, end in zip(edges, edges[1:], strict=False):
+        if any(q_start <= start and end <= q_end for q_start, q_end in quoted):
+            continue
+        clause = _trim(question, start, end, frame)
+        if clause is not None:
+            pieces.append(clause)
+    return pieces
+
+
+def candidate_clauses(question: str, frame: frozenset[str] = FRAME_WORDS, named: Sequence[str] = (),
+                      min_content_words: int = MIN_CONTENT_WORDS) -> list[Clause]:
+    """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame; and
+    the longer pieces that keep their coordinations ("flexion or extension of the trunk"), unless one of the
+    conjuncts is a `named` mention (then "and" joins two entities, not the parts of one description). Only
+    clauses with at least `min_content_words` words outside `frame` that the `named` mentions do not mostly
+    cover."""
+    clauses: list[Clause] = []
+    quoted: list[tuple[int, int]] = []
+    for match in _QUOTED.finditer(question):
+        group = next(i for i in range(1, 4) if match.group(i) is not None)
+        quoted.append((match.start(), match.end()))
+        clause = _trim(question, match.start(group), match.end(group), frozenset())
+        if clause is not None:
+            clauses.append(clause)
+    fine = _pieces(question, quoted, (_BREAK, _COORDINATION), frame)
+    clauses += fine
+    for coarse in _pieces(question, quoted, (_BREAK,), frame):
+        conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
+        if all(named_share(c, named, frame) < NAMED_SHARE for c in conjuncts):
+            clauses.append(coarse)
+    kept = [c for c in clauses if len(_content_words(c.text, frame)) >= min_content_words
+            and named_share(c, named, frame) < NAMED_SHARE]
+    return list({(c.start, c.end): c for c in kept}.values())
+
+
+def clause_frame(schema: SkbSchema) -> frozenset[str]:
+    """FRAME_WORDS plus the words naming the SKB's types ("diseases", "gene"): the target, never a description."""
+    return FRAME_WORDS | frozenset(w for t in schema.node_types for part in type_words(t) for w in part.split())
+
+
+def _content_words(text: str, frame: frozenset[str] = FRAME_WORDS) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if w.lower() not in frame]
+
+
+def named_share(clause: Clause, mentions: Sequence[str], frame: frozenset[str] = FRAME_WORDS) -> float:
+    """The share of the clause's content words that the anchor mentions' texts account for."""
+    words = _content_words(clause.text, frame)
+    if not words:
+        return 0.0
+    named = {w for mention in mentions for w in _content_words(mention, frame)}
+    return sum(w in named for w in words) / len(words)
+
+
+def _position(question: str, text: str) -> tuple[int, int] | None:
+    found = question.lower().find(text.lower())
+    return None if found < 0 else (found, found + len(text))
+
+
+class DescribedMentionFinder:
+    """Adds doc-mode anchor mentions for the clauses of a question that describe an entity without naming it."""
+
+    name = "described"
+
+    def __init__(self, procedures: GraphProcedures, doc_embedder: GraspEmbedder, schema: SkbSchema,
+                 min_score: float = DEFAULT_MIN_SCORE) -> None:
+        self._procedures = procedures
+        self._embedder = doc_embedder
+        self._labels = [t.label for t in schema.node_types]
+        self._frame = clause_frame(schema)
+        self._min_score = min_score
+
+    def clauses(self, question: str, mentions: Sequence[Mention]) -> list[Clause]:
+        """The candidate clauses no anchor mention already names."""
+        anchors = [m.text for m in mentions if m.role is MentionRole.ANCHOR]
+        return candidate_clauses(question, self._frame, anchors)[:MAX_CLAUSES]
+
+    def add(self, question: str, mentions: Sequence[Mention]) -> list[Mention]:
+        """`mentions` plus one doc-mode anchor per described entity, minus the name mentions inside those."""
+        clauses = self.clauses(question, mentions)
+        if not clauses:
+            return list(mentions)
+        vectors = self._embedder.embed_texts([c.text for c in clauses])
+        links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, self._labels, "doc", 1, 0.0)
+        scored = []
+        for i, clause in enumerate(clauses):
+            best = max(links[str(i)], key=lambda link: link.score, default=None)
+            if best is not None and best.score >= self._min_score:
+                scored.append((best.score, clause, best.label))
+        chosen: list[tuple[Clause, str]] = []
+        for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):
+            if all(clause.end <= other.start or clause.start >= other.end for other, _ in chosen):
+                chosen.append((clause, label))
+        if not chosen:
+            return list(mentions)
+        kept = []
+        for mention in mentions:
+            where = _position(question, mention.text) if mention.role is MentionRole.ANCHOR else None
+            inside = where is not None and any(c.start <= where[0] and where[1] <= c.end for c, _ in chosen)
+            if not inside:
+                kept.append(mention)
+        described = [Mention(text=c.text, types=(label,), match_mode=MatchMode.DOC)
+                     for c, label in sorted(chosen, key=lambda item: item[0].start)]
+        return kept + described

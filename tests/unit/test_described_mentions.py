@@ -1,0 +1,88 @@
+"""Entities described, not named: the clause splitter, the named-share rule and how the planner uses doc rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasp_agent.graph_branch.described_mentions import Clause, candidate_clauses, clause_frame, named_share
+from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.plan import MatchMode, Risk, plan_json_schema
+from grasp_agent.graph_branch.procedure_calls import NodeLink
+from tests.unit.test_graph_branch_units import HPO_CONTEXT
+
+
+def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
+    return [clause.text for clause in candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), named)]
+
+
+@pytest.mark.parametrize(("question", "named", "expected"), [
+    # a quoted definition is one clause, its introduction is not
+    ('Which diseases present with the abnormality described as "a generalized decrease in bone mineral density"?',
+     (), ["a generalized decrease in bone mineral density"]),
+    # unquoted: cut at the coordination and trimmed of the framing verbs; the whole is not one description
+    # because one conjunct is a named gene
+    ("Which diseases present with a generalized decrease in bone mineral density and are associated with DDRGK1?",
+     ("DDRGK1",), ["generalized decrease in bone mineral density"]),
+    # coordination inside a description: the pieces and the whole are candidates
+    ("Which diseases present with sudden flexion or extension of the proximal and truncal muscles?", ("proximal",),
+     ["sudden flexion or extension of the proximal and truncal muscles"]),
+    # a relative clause
+    ("What genes are linked to conditions in which the serum contains antibodies against platelets?",
+     (), ["serum contains antibodies against platelets"]),
+    # hierarchy words frame the entity; "a direct subtype of X" leaves too few words to be a description
+    ("Which diseases present with a direct subtype of Pyelonephritis?", (), []),
+    ("Encopresis; DMPK: diseases?", (), []),
+    # mostly named: "Delayed CNS myelination" is a name the span finder linked
+    ("Which disorders linked to FANCL have Delayed CNS myelination as a feature?",
+     ("FANCL", "Delayed CNS myelination"), []),
+])
+def test_candidate_clauses(question: str, named: tuple[str, ...], expected: list[str]) -> None:
+    assert _texts(question, named) == expected
+
+
+def test_clause_offsets_point_into_the_question() -> None:
+    question = 'Which genes cause "progressive loss of hair on the scalp"; and which diseases?'
+    (clause,) = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema))
+    assert question[clause.start:clause.end] == clause.text == "progressive loss of hair on the scalp"
+
+
+def test_named_share_counts_the_content_words_anchor_mentions_cover() -> None:
+    clause = Clause(0, 0, "implicated in conditions with a more specific form of Bowel incontinence")
+    assert named_share(clause, ["Bowel incontinence"]) == pytest.approx(1.0)  # the frame words do not count
+    described = Clause(0, 0, "an anomaly of the tongue characterized by loss of filiform papillae")
+    assert named_share(described, ["tongue"]) == pytest.approx(1 / 5)  # anomaly tongue loss filiform papillae
+    assert named_share(described, []) == 0.0
+
+
+def _doc_row(text: str, label: str, score: float) -> EntityRow:
+    link = NodeLink(f"{label}:x", "Osteopenia", label, score, 40)
+    return EntityRow(Mention(text=text, types=(label,), match_mode=MatchMode.DOC), {label: (link,)})
+
+
+def test_the_planner_anchors_a_described_entity_in_doc_mode_never_at_low_risk() -> None:
+    question = 'Which diseases have the phenotype defined as "a generalized decrease in bone mineral density"?'
+    table = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.72),))
+    plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert [(a.type, a.match_mode) for a in plan.anchors] == [("Phenotype", MatchMode.DOC)]
+    assert [h.relation for h in plan.hops] == ["HAS_PHENOTYPE"]
+    assert plan.risk is Risk.MEDIUM  # a definition's nearest document is a guess, never a sure link
+    # below the doc threshold it stays text, as a weak name link would
+    weak = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.45),))
+    assert HeuristicPlanner(HPO_CONTEXT).build(question, weak).anchors == ()
+
+
+def test_hierarchy_words_before_a_description_still_direct_the_hop() -> None:
+    question = 'Which diseases have a more specific form of the abnormality described as "an anomaly of the tongue"?'
+    table = EntityTable((_doc_row("an anomaly of the tongue", "Phenotype", 0.7),))
+    plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert [(h.relation, h.direction.value) for h in plan.hops] == [("IS_A", "in"), ("HAS_PHENOTYPE", "any")]
+
+
+def test_the_llm_planner_schema_fixes_each_anchor_choice_to_its_match_mode() -> None:
+    table = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.72),))
+    schema = plan_json_schema(HPO_CONTEXT.labels, HPO_CONTEXT.relations, table.anchor_choices())
+    (choice,) = schema["$defs"]["Anchor"]["anyOf"]
+    assert choice["properties"]["match_mode"] == {"const": "doc"}
+    assert "mode=doc" in table.to_prompt()
