@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import typer
 from rich.table import Table
@@ -16,6 +17,7 @@ from grasp_agent.cli._common import (
     friendly_errors,
     load_settings,
     planner_name,
+    progress_lines,
     renamed,
 )
 from grasp_agent.db.connection import open_driver
@@ -23,8 +25,13 @@ from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.query_sets import query_set
 from grasp_agent.skb.context import read_skb_context
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
+from grasp_agent.text_branch.multifield import Scorer
 
 if TYPE_CHECKING:
+    from grasp_agent.evaluation.query_sets import EvalQuery
+    from grasp_agent.text_branch.field_weights import TrainConfig
+    from grasp_agent.text_branch.multifield import FieldKey
+    from grasp_agent.text_branch.retriever import TextBranch
     from grasp_agent.training.fusion_fit import FusionFitOutcome
 
 app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split), the "
@@ -56,8 +63,16 @@ def index() -> None:
 @app.command()
 @friendly_errors
 def weights(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED,
-            subset: list[str] = SUBSET, questions: Path = QUESTIONS) -> None:
+            subset: list[str] = SUBSET, questions: Path = QUESTIONS,
+            leave_template_out: bool = typer.Option(
+                False, "--leave-template-out", help="Save nothing; per test template, score weights trained without "
+                "it against weights trained on every template and whole-document BM25."),
+            prior: str = typer.Option(None, "--prior", help="Start training from these weights and decay toward "
+                                      "them, e.g. 'doc/bm25=0.5,name/bm25=0.2' (the rest share 1%)."),
+            weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="L2 pull toward the start.")
+            ) -> None:
     """Train the query-conditioned field weights (train split; early stopping on valid) and save them."""
+    from grasp_agent.text_branch.field_weights import TrainConfig
     from grasp_agent.training.fit import train_weights
 
     queries = renamed(queries, questions, "--queries", "--questions")
@@ -67,13 +82,58 @@ def weights(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED,
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, embedder, schema, progress=True)
-    model, report = train_weights(branch, question_set)
+    config = TrainConfig(weight_decay=weight_decay)
+    start = parse_prior(prior) if prior else None
+    if leave_template_out:
+        show_leave_template_out(branch, question_set, config, start)
+        return
+    model, report = train_weights(branch, question_set, config, start)
     directory = field_weights_directory(settings, schema.name, embedder.model_id)
     model.save(directory, report)
     console.print(f"field weights: {report.train_questions} train / {report.valid_questions} valid questions, "
                   f"best epoch {report.best_epoch} of {report.epochs_run}; valid MRR over candidates "
-                  f"{report.valid_mrr_uniform:.4f} (uniform) -> {report.valid_mrr_best:.4f}", highlight=False)
+                  f"{report.valid_mrr_uniform:.4f} (start) -> {report.valid_mrr_best:.4f}", highlight=False)
     console.print(f"saved to {directory} (searches read them from there)", highlight=False)
+
+
+def parse_prior(text: str) -> dict[FieldKey, float]:
+    """'doc/bm25=0.5,name/bm25=0.2' -> {("doc", "bm25"): 0.5, ("name", "bm25"): 0.2}."""
+    prior: dict[FieldKey, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        field, _, scorer = key.strip().partition("/")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if scorer not in ("bm25", "dense") or not field or weight <= 0:
+            raise typer.BadParameter(f"--prior takes FIELD/SCORER=WEIGHT items (scorer bm25 or dense, weight > 0); "
+                                     f"got {part!r}")
+        prior[(field, cast(Scorer, scorer))] = weight
+    return prior
+
+
+def show_leave_template_out(branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig,
+                            prior: dict[FieldKey, float] | None) -> None:
+    from grasp_agent.training.text_lto import bm25_scores, leave_template_out
+
+    examples = branch.weight_examples([q.text for q in questions], [q.answer_ids for q in questions])
+    tested = [q for q in questions if q.split == "test"]
+    with progress_lines("leave-template-out") as say:
+        result = leave_template_out(questions, examples, bm25_scores(branch, tested), branch.keys, branch.model_id,
+                                    config, prior, progress=say)
+    table = Table("template", "n", "untrained", "in-template", "held-out", "BM25 doc",
+                  title="Text branch, test split, Hit@1 (MRR)")
+    for row in result.rows:
+        table.add_row(row.template, str(row.questions), *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in
+                                                          (row.untrained, row.in_template, row.held_out, row.bm25)))
+    overall = [result.overall(c) for c in ("untrained", "in_template", "held_out", "bm25")]
+    table.add_row("all", str(sum(r.questions for r in result.rows)),
+                  *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in overall))
+    console.print(table)
+    below = result.below_bm25()
+    console.print(f"held-out below whole-document BM25 (Hit@1): {', '.join(below) if below else 'none'}",
+                  highlight=False)
 
 
 @app.command()

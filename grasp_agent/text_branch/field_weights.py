@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,14 +173,30 @@ class TrainReport:
     valid_questions: int
     best_epoch: int  # 0: no epoch beat the uniform weights on the valid split
     epochs_run: int
-    valid_mrr_uniform: float
+    valid_mrr_uniform: float  # of the starting point: uniform weights, or the prior when one is given
     valid_mrr_best: float
     losses: tuple[float, ...] = field(default=())  # mean training loss per epoch
 
 
+def prior_bias(keys: Sequence[FieldKey], prior: Mapping[FieldKey, float]) -> np.ndarray:
+    """float32 (K,): the bias whose softmax is `prior` (normalized; keys it leaves out share 1% of the mass), so a
+    model with W = 0 and this bias weights every query by the prior."""
+    unknown = sorted(set(prior) - set(keys))
+    if unknown or any(value <= 0 for value in prior.values()):
+        raise TextBranchError(f"a prior needs positive weights on known keys; unknown {unknown}, got {dict(prior)}")
+    rest = [key for key in keys if key not in prior]
+    total = sum(prior.values())
+    mass = {key: 0.99 * value / total if rest else value / total for key, value in prior.items()}
+    mass |= {key: 0.01 / len(rest) for key in rest}
+    return np.log(np.asarray([mass[key] for key in keys], dtype=np.float64)).astype(np.float32)
+
+
 def train_field_weights(train: Sequence[WeightExample], valid: Sequence[WeightExample], keys: Sequence[FieldKey],
-                        model_id: str, config: TrainConfig = TrainConfig()) -> tuple[FieldWeightModel, TrainReport]:
-    """Fits W and b on `train` with early stopping on `valid` MRR; returns the best model (uniform at worst)."""
+                        model_id: str, config: TrainConfig = TrainConfig(),
+                        prior: Mapping[FieldKey, float] | None = None) -> tuple[FieldWeightModel, TrainReport]:
+    """Fits W and b on `train` with early stopping on `valid` MRR; returns the best model (the starting point at
+    worst). Without `prior` training starts from uniform weights; with one, the logits are the prior's bias plus
+    W q + b, so training starts from the prior and `config.weight_decay` pulls W and b back toward it."""
     torch = _import_torch()
     usable = [example for example in train if example.positives.any()]
     if not usable or not valid:
@@ -191,8 +207,10 @@ def train_field_weights(train: Sequence[WeightExample], valid: Sequence[WeightEx
     if shapes != {(dimension, len(keys))}:
         raise TextBranchError(f"every example needs a ({dimension},) query and candidate scores for the "
                               f"{len(keys)} keys; got (query, keys) shapes {sorted(shapes)}")
-    best = _zero_model(keys, dimension, model_id)
+    start_bias = prior_bias(keys, prior) if prior else np.zeros(len(keys), np.float32)
+    best = FieldWeightModel(tuple(keys), np.zeros((len(keys), dimension), np.float32), start_bias, model_id)
     tensors = _padded(torch, usable, len(keys))
+    base = torch.from_numpy(start_bias)
     generator = torch.Generator().manual_seed(config.seed)
     linear = torch.nn.Linear(dimension, len(keys))
     torch.nn.init.zeros_(linear.weight)
@@ -201,9 +219,9 @@ def train_field_weights(train: Sequence[WeightExample], valid: Sequence[WeightEx
     uniform_mrr = best_mrr = mean_reciprocal_rank(best, valid)
     best_epoch, losses = 0, []
     for epoch in range(1, config.epochs + 1):
-        losses.append(_train_epoch(torch, linear, optimizer, tensors, generator, config))
+        losses.append(_train_epoch(torch, linear, optimizer, tensors, generator, config, base))
         current = FieldWeightModel(tuple(keys), linear.weight.detach().numpy().copy(),
-                                   linear.bias.detach().numpy().copy(), model_id)
+                                   linear.bias.detach().numpy().copy() + start_bias, model_id)
         mrr = mean_reciprocal_rank(current, valid)
         logger.debug("field weights epoch %d: loss %.4f, valid MRR %.4f", epoch, losses[-1], mrr)
         if mrr > best_mrr:
@@ -241,13 +259,13 @@ def _padded(torch: Any, examples: Sequence[WeightExample], key_count: int) -> tu
 
 
 def _train_epoch(torch: Any, linear: Any, optimizer: Any, tensors: tuple[Any, Any, Any, Any], generator: Any,
-                 config: TrainConfig) -> float:
+                 config: TrainConfig, base: Any) -> float:
     queries, scores, positives, real = tensors
     order = torch.randperm(len(queries), generator=generator)
     total = 0.0
     for start in range(0, len(order), config.batch_size):
         batch = order[start:start + config.batch_size]
-        weights = torch.softmax(linear(queries[batch]), dim=-1)  # (B, K)
+        weights = torch.softmax(linear(queries[batch]) + base, dim=-1)  # (B, K)
         logits = torch.einsum("bnk,bk->bn", scores[batch], weights) / config.temperature  # (B, n)
         logits = logits.masked_fill(~real[batch], float("-inf"))
         gold = logits.masked_fill(~positives[batch], float("-inf"))

@@ -26,7 +26,7 @@ from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_
 from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
 from grasp_agent.text_branch.field_reader import read_node_fields
 from grasp_agent.text_branch.field_weights import MANIFEST, FieldWeightModel, open_field_weights
-from grasp_agent.text_branch.fields import NAME_FIELD, FieldCorpus, NodeFields, TextBranchError
+from grasp_agent.text_branch.fields import DOC_FIELD, NAME_FIELD, FieldCorpus, NodeFields, TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey
 from grasp_agent.text_branch.retriever import TextBranch
 
@@ -133,5 +133,8 @@ def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder
     lexical = open_lexical_index(default_index_root(settings), schema.name, fingerprint, corpus, progress=progress)
     dense = open_dense_index(default_dense_root(settings), schema.name, fingerprint, corpus, embedder,
                              fields=dense_field_names(schema), include_document=True, progress=progress)
-    keys: list[FieldKey] = [(name, "bm25") for name in lexical.fields] + [(name, "dense") for name in dense.fields]
+    # BM25 over the whole document is one more key: the general evidence that carries over to kinds of question
+    # the weights never saw (leave-template-out, docs/benchmarks.md)
+    keys: list[FieldKey] = ([(name, "bm25") for name in (*lexical.fields, DOC_FIELD)]
+                            + [(name, "dense") for name in dense.fields])
     return TextBranch(lexical, dense, open_weights(settings, schema.name, keys, embedder), embedder)

@@ -68,10 +68,12 @@ class TextBranch:
         """Node type of each id the indexes hold (what the reranker's document lookup needs)."""
         return self._lexical.labels_of(ids)
 
-    def weight_examples(self, queries: Sequence[str], golds: Sequence[Collection[NodeId]]) -> list[WeightExample]:
-        """Training examples for the field weights: each query's per-key candidates and its gold ids."""
+    def weight_examples(self, queries: Sequence[str], golds: Sequence[Collection[NodeId]],
+                        keys: Sequence[FieldKey] | None = None) -> list[WeightExample]:
+        """Training examples for the field weights: each query's per-key candidates (this branch's keys, or
+        `keys`, e.g. with the whole document added) and its gold ids."""
         vectors = np.asarray(self._embedder.embed_texts(list(queries)), dtype=np.float32)
-        return weight_examples(self.keys, queries, vectors, golds, lexical=self._lexical, dense=self._dense,
+        return weight_examples(keys or self.keys, queries, vectors, golds, lexical=self._lexical, dense=self._dense,
                                k=self._candidates)
 
     @property

@@ -5,7 +5,7 @@ Each function runs the real branches on the questions; nothing here reads the te
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -17,6 +17,7 @@ from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.ranking import Risk
 from grasp_agent.text_branch.field_weights import FieldWeightModel, TrainConfig, TrainReport, train_field_weights
 from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.multifield import FieldKey
 from grasp_agent.text_branch.retriever import TextBranch
 
 RISK_GRID = (0.5, 0.75, 1.0, 1.25, 1.5)
@@ -28,9 +29,9 @@ def of_split(questions: Sequence[EvalQuery], split: str) -> list[EvalQuery]:
     return [question for question in questions if question.split in names]
 
 
-def train_weights(text_branch: TextBranch, questions: Sequence[EvalQuery],
-                  config: TrainConfig | None = None) -> tuple[FieldWeightModel, TrainReport]:
-    """Field weights trained on the train split with early stopping on the valid split."""
+def train_weights(text_branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig | None = None,
+                  prior: Mapping[FieldKey, float] | None = None) -> tuple[FieldWeightModel, TrainReport]:
+    """Field weights trained on the train split with early stopping on the valid split (from `prior` if given)."""
     train, valid = of_split(questions, "train"), of_split(questions, "valid")
     if not train or not valid:
         raise TextBranchError(f"field weights need train and valid questions; the set has {len(train)} train and "
@@ -38,7 +39,7 @@ def train_weights(text_branch: TextBranch, questions: Sequence[EvalQuery],
     examples = {name: text_branch.weight_examples([q.text for q in split], [q.answer_ids for q in split])
                 for name, split in (("train", train), ("valid", valid))}
     return train_field_weights(examples["train"], examples["valid"], text_branch.keys, text_branch.model_id,
-                               config or TrainConfig())
+                               config or TrainConfig(), prior)
 
 
 @dataclass(frozen=True)
