@@ -29,6 +29,7 @@ from grasp_agent.skb.schema import SkbSchema
 DEFAULT_MIN_SCORE = 0.5
 MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a name the span finder tries
 NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
+FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
 MAX_CLAUSES = 12  # bounds the embedding work per question
 
 # Words that introduce a description ("the abnormality described as ..."): skipped, too, when the planner
@@ -139,6 +140,21 @@ def _position(question: str, text: str) -> tuple[int, int] | None:
     return None if found < 0 else (found, found + len(text))
 
 
+def describes_one(question: str, clause: Clause, label: str, mentions: Sequence[Mention],
+                  frame: frozenset[str] = FRAME_WORDS) -> bool:
+    """False when named anchors of other types than the entity it would describe (`label`) make up much of the
+    clause: "SCN8A have Bilateral tonic-clonic seizure" names a gene and a phenotype, it does not describe a
+    disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it."""
+    inside = []
+    for mention in mentions:
+        where = _position(question, mention.text) if mention.role is MentionRole.ANCHOR else None
+        if where is not None and clause.start <= where[0] and where[1] <= clause.end:
+            inside.append(mention)
+    if not any(mention.types and label not in mention.types for mention in inside):
+        return True
+    return named_share(clause, [mention.text for mention in inside], frame) < FOREIGN_SHARE
+
+
 class DescribedMentionFinder:
     """Adds doc-mode anchor mentions for the clauses of a question that describe an entity without naming it."""
 
@@ -167,7 +183,8 @@ class DescribedMentionFinder:
         scored = []
         for i, clause in enumerate(clauses):
             best = max(links[str(i)], key=lambda link: link.score, default=None)
-            if best is not None and best.score >= self._min_score:
+            if (best is not None and best.score >= self._min_score
+                    and describes_one(question, clause, best.label, mentions, self._frame)):
                 scored.append((best.score, clause, best.label))
         chosen: list[tuple[Clause, str]] = []
         for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):

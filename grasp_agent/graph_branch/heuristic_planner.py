@@ -28,6 +28,7 @@ from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     hierarchy_cue,
     hierarchy_step,
+    named_types,
     relevance_text,
     shortest_meta_path,
     target_mention,
@@ -140,12 +141,21 @@ class HeuristicPlanner:
         hops: list[Hop] = []
         estimates: list[float] = []
         confident = asked is not None
+        # types the question names outside its mentions ("which conditions sharing one of its genes"): the way
+        # from an anchor of the target's own type to the target when no self-relation joins them; not the type of
+        # another anchor, which the word more likely names ("... have <phenotype> as a feature")
+        anchored = {row.best.label for row in anchor_rows if row.best is not None}
+        via = [label for label in named_types(relevance_text(question, mentions), schema)
+               if label != target_label and label not in anchored]
         for row in anchor_rows:
             assert row.best is not None
             described = row.mention.match_mode is MatchMode.DOC
             before, after = _mention_scope(question, row.mention.text, mentions,
                                            skipped=DESCRIPTION_WORDS if described else frozenset())
-            path = routes.path(row.best.label, target_label, " ".join(before + after), lead=" ".join(before))
+            context_words = " ".join(before + after)
+            path = routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
+            if not path and row.best.label == target_label:
+                path = _via_route(routes, row.best.label, target_label, via, context_words)
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
@@ -184,6 +194,18 @@ class HeuristicPlanner:
                         if rel == step.relation and {a, b} == {step.source, step.target})
             estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
         return estimate if math.isfinite(estimate) else 0.0
+
+
+def _via_route(routes: Routes, label: str, target_label: str, via: Sequence[str],
+               context_words: str) -> list[SchemaHop] | None:
+    """From an anchor of the target's type through the first named type that joins both ways: "diseases
+    sharing a gene with X" is X -> Gene -> Disease (the planner's runner drops X itself from the answers)."""
+    for middle in via:
+        there = routes.path(label, middle, context_words)
+        back = routes.path(middle, target_label, context_words)
+        if there and back:
+            return [*there, *back]
+    return None
 
 
 # A hop walks from its source variable to its target variable, so walking the stored direction is "out".

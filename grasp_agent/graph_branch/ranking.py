@@ -3,6 +3,7 @@ when there is nothing to rank."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,8 +80,9 @@ class PlanRunner:
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
-        reason = None if nodes else "the plan matches no node: no path joins the linked anchors to a target"
-        return GraphRanking(tuple(nodes), reason, compiled)
+        kept = without_loops(nodes)
+        reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
+        return GraphRanking(tuple(kept), reason, compiled)
 
     def compile(self, plan: Plan, anchors: dict[str, list[float]]) -> CompiledPlan:
         """The query execute ran, with the bindings grasp.link gives under the same defaults."""
@@ -96,6 +98,14 @@ def _procedure_message(error: ClientError) -> str:
     """Neo4j wraps a procedure's exception as 'Failed to invoke procedure ...: Caused by: <Class>: <msg>'."""
     message = error.message or str(error)
     return message.rsplit("Exception: ", 1)[-1].strip()
+
+
+def without_loops(nodes: Sequence[RankedNode]) -> list[RankedNode]:
+    """The ranking without targets whose witness leads from the target back to itself (an anchor of the
+    target's type, reached through a neighbour: a disease "shares a gene" with itself, but is not its own
+    answer)."""
+    return [node for node in nodes
+            if not any(len(path) > 1 and path[0].get("id") == node.node_id for path in witness_paths(node.witness))]
 
 
 def witness_paths(witness: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

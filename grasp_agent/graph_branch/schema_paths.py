@@ -67,6 +67,12 @@ def target_mention(question: str, schema: SkbSchema) -> tuple[str, str] | None:
     return None
 
 
+def named_types(question: str, schema: SkbSchema) -> list[str]:
+    """The types a question names by a type word ("... sharing one of its *genes*"), in order of first mention."""
+    found = [(hit[0], t.label) for t in schema.node_types if (hit := _first_mention(question, t)) is not None]
+    return [label for _, label in sorted(found)]
+
+
 def target_type(question: str, schema: SkbSchema) -> str | None:
     """The type a question asks for (see `target_mention`)."""
     found = target_mention(question, schema)

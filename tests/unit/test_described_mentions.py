@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from grasp_agent.graph_branch.described_mentions import Clause, candidate_clauses, clause_frame, named_share
+from grasp_agent.graph_branch.described_mentions import (
+    Clause,
+    candidate_clauses,
+    clause_frame,
+    describes_one,
+    named_share,
+)
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.mentions import Mention
@@ -86,3 +92,15 @@ def test_the_llm_planner_schema_fixes_each_anchor_choice_to_its_match_mode() -> 
     (choice,) = schema["$defs"]["Anchor"]["anyOf"]
     assert choice["properties"]["match_mode"] == {"const": "doc"}
     assert "mode=doc" in table.to_prompt()
+
+
+def test_a_clause_mostly_naming_other_kinds_of_thing_describes_nothing() -> None:
+    question = "Which disorders linked to SCN8A have Bilateral tonic-clonic seizure as a feature?"
+    (clause,) = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), ("SCN8A", "seizure"))
+    named = [Mention(text="SCN8A", types=("Gene",)), Mention(text="seizure", types=("Phenotype",))]
+    assert not describes_one(question, clause, "Disease", named)  # a gene and a phenotype, not a disease
+    definition = 'Which genes cause "an increased concentration of the MB isoform of creatine kinase in the blood"?'
+    (long,) = candidate_clauses(definition, clause_frame(HPO_CONTEXT.schema), ("MB",))
+    assert describes_one(definition, long, "Phenotype", [Mention(text="MB", types=("Gene",))])
+    # names of the described entity's own type inside it do not count against it
+    assert describes_one(question, clause, "Phenotype", [Mention(text="seizure", types=("Phenotype",))])

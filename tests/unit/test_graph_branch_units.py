@@ -9,9 +9,9 @@ from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
 from grasp_agent.graph_branch.plan import Risk, plan_json_schema
-from grasp_agent.graph_branch.procedure_calls import NodeLink
+from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
-from grasp_agent.graph_branch.ranking import format_path, witness_paths
+from grasp_agent.graph_branch.ranking import format_path, without_loops, witness_paths
 from grasp_agent.graph_branch.span_mentions import candidate_spans
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
@@ -237,3 +237,27 @@ def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_rou
     assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
     plain = planner.build("Which diseases present with seizure?", table)
     assert [(h.relation, h.direction.value) for h in plain.hops] == [("HAS_PHENOTYPE", "any")]
+
+
+def test_an_anchor_of_the_asked_type_is_routed_through_the_type_the_question_names() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    question = "Besides Dravet syndrome itself, which conditions sharing one of its genes show ataxia?"
+    table = EntityTable((_row("Dravet syndrome", "Disease", 1.0), _row("ataxia", "Phenotype", 1.0)))
+    plan = planner.build(question, table)
+    assert [(a.var, a.type) for a in plan.anchors] == [("a1", "Disease"), ("a2", "Phenotype")]
+    assert [(h.source, h.relation, h.target) for h in plan.hops] == [
+        ("a1", "ASSOCIATED_WITH", "x1_1"), ("x1_1", "ASSOCIATED_WITH", "t"), ("a2", "HAS_PHENOTYPE", "t")]
+    assert plan.hops[0].target_type == "Gene"
+    # a type word that names another anchor's type is about that anchor: no route, the disease stays text
+    named = planner.build("Which disorders named after Dravet syndrome have ataxia as a feature?", table)
+    assert [a.type for a in named.anchors] == ["Phenotype"]
+
+
+def test_a_target_reached_from_itself_is_not_its_own_answer() -> None:
+    dravet = {"var": "a1", "id": "OMIM:607208", "name": "Dravet syndrome", "label": "Disease"}
+    gene = {"var": "x1_1", "id": "NCBIGene:6323", "name": "SCN1A", "label": "Gene"}
+    rel = {"type": "ASSOCIATED_WITH", "direction": "<-"}
+    itself = RankedNode("OMIM:607208", "Dravet syndrome", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, dict(dravet, var="t")))
+    other_target = {"var": "t", "id": "OMIM:182389", "name": "GEFS+", "label": "Disease"}
+    other = RankedNode("OMIM:182389", "GEFS+", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, other_target))
+    assert [n.node_id for n in without_loops([itself, other])] == ["OMIM:182389"]
