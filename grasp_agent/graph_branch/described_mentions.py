@@ -46,9 +46,10 @@ involving involve involves display displays displaying exhibit exhibits exhibiti
 manifesting showing show shows presenting present presents having has have with by in which that condition
 conditions directly under one implicated annotated sharing shares shared subtype subtypes subclass subclasses
 form forms variant variants direct descendant descendants child children parent parents ancestor ancestors
-narrower broader general
+narrower broader general besides except apart itself themselves
 """.split())  # noqa: SIM905
 
+_TRAILING = FUNCTION_WORDS | DESCRIPTION_WORDS
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|«([^»]+)»')
 # Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
 _BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
@@ -64,11 +65,12 @@ class Clause:
 
 
 def _trim(question: str, start: int, end: int, frame: frozenset[str]) -> Clause | None:
-    """The clause between `start` and `end` without its leading frame words and trailing function words."""
+    """The clause between `start` and `end` without its leading frame words and the function and description
+    words that trail it."""
     words = [m for m in _WORD.finditer(question, start, end)]
     while words and words[0].group().lower() in frame:
         words.pop(0)
-    while words and words[-1].group().lower() in FUNCTION_WORDS:
+    while words and words[-1].group().lower() in _TRAILING:  # "... as a clinical feature"
         words.pop()
     if not words:
         return None
@@ -145,14 +147,13 @@ def describes_one(question: str, clause: Clause, label: str, mentions: Sequence[
     """False when named anchors of other types than the entity it would describe (`label`) make up much of the
     clause: "SCN8A have Bilateral tonic-clonic seizure" names a gene and a phenotype, it does not describe a
     disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it."""
-    inside = []
+    foreign = []
     for mention in mentions:
         where = _position(question, mention.text) if mention.role is MentionRole.ANCHOR else None
-        if where is not None and clause.start <= where[0] and where[1] <= clause.end:
-            inside.append(mention)
-    if not any(mention.types and label not in mention.types for mention in inside):
-        return True
-    return named_share(clause, [mention.text for mention in inside], frame) < FOREIGN_SHARE
+        inside = where is not None and clause.start <= where[0] and where[1] <= clause.end
+        if inside and mention.types and label not in mention.types:
+            foreign.append(mention.text)
+    return named_share(clause, foreign, frame) < FOREIGN_SHARE
 
 
 class DescribedMentionFinder:

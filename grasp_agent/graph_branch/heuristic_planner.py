@@ -154,7 +154,8 @@ class HeuristicPlanner:
                                            skipped=DESCRIPTION_WORDS if described else frozenset())
             context_words = " ".join(before + after)
             path = routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
-            if not path and row.best.label == target_label:
+            # a described entity of the asked type is a near miss of the description's own type: left to the text
+            if not path and row.best.label == target_label and not described:
                 path = _via_route(routes, row.best.label, target_label, via, context_words)
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
