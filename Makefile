@@ -33,9 +33,11 @@ $(VENV)/.dev: $(VENV)/.test
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-# ruff (lint) and mypy, configured in pyproject.toml.
+# ruff (lint and format) and mypy, configured in pyproject.toml. `ruff format grasp_agent tests ui scripts` fixes
+# what the format check finds.
 check: $(VENV)/.dev
-	$(BIN)/ruff check grasp_agent tests
+	$(BIN)/ruff check grasp_agent tests ui
+	$(BIN)/ruff format --check grasp_agent tests ui scripts
 	$(BIN)/mypy
 
 # The unit tests only: no Neo4j, no browser; about a minute.

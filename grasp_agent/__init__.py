@@ -1,8 +1,8 @@
 """grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.
 
-    from grasp_agent import Grasp
-    with Grasp.from_config() as grasp:
-        print(grasp.search("Which diseases present with epileptic spasms?", k=5).hits)
+from grasp_agent import Grasp
+with Grasp.from_config() as grasp:
+    print(grasp.search("Which diseases present with epileptic spasms?", k=5).hits)
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The Python API: `Grasp.from_config().search("question")`, plus the LangChain tool and graphrag Retriever.
 
-    from grasp_agent import Grasp
+from grasp_agent import Grasp
 
-    with Grasp.from_config() as grasp:           # Settings from GRASP_* environment variables
-        result = grasp.search("Which diseases present with epileptic spasms?", k=5)
-        for hit in result.hits:
-            print(hit.rank, hit.node_id, hit.name, hit.branches)
+with Grasp.from_config() as grasp:           # Settings from GRASP_* environment variables
+    result = grasp.search("Which diseases present with epileptic spasms?", k=5)
+    for hit in result.hits:
+        print(hit.rank, hit.node_id, hit.name, hit.branches)
 """
 
 from __future__ import annotations
@@ -57,15 +57,17 @@ class Grasp:
         """Prefer `from_config`; `driver` and `llm`, when given, are closed by `close()`."""
         self.parts = parts
         self.pipeline = build_pipeline(parts)
-        self.path_parts = assemble_path_parts(parts.driver, parts.settings, parts.embedder, llm,
-                                              parts.graph_branch(None))
+        self.path_parts = assemble_path_parts(
+            parts.driver, parts.settings, parts.embedder, llm, parts.graph_branch(None)
+        )
         self.path_pipeline = build_path_graph(self.path_parts)
         self._driver = driver
         self._llm = llm
 
     @classmethod
-    def from_config(cls, settings: Settings | None = None, *, skb_name: str | None = None, progress: bool = False,
-                    **overrides: Any) -> Grasp:
+    def from_config(
+        cls, settings: Settings | None = None, *, skb_name: str | None = None, progress: bool = False, **overrides: Any
+    ) -> Grasp:
         """Connects to the configured Neo4j (never starts one: `grasp db start` or `make demo` does), opens the
         SKB's indexes (building the text indexes on first use) and the configured models.
 
@@ -79,8 +81,7 @@ class Grasp:
         llm = None
         try:
             llm = make_llm(settings)
-            parts = assemble_parts(driver, settings, make_embedder(settings), llm, skb_name=skb_name,
-                                   progress=progress)
+            parts = assemble_parts(driver, settings, make_embedder(settings), llm, skb_name=skb_name, progress=progress)
         except BaseException:
             driver.close()
             if llm is not None:
@@ -88,8 +89,15 @@ class Grasp:
             raise
         return cls(parts, driver=driver, llm=llm)
 
-    def options(self, k: int | None = None, *, fusion: FusionName | None = None, rerank: bool | None = None,
-                rerank_k: int | None = None, planner: PlannerName | None = None) -> SearchOptions:
+    def options(
+        self,
+        k: int | None = None,
+        *,
+        fusion: FusionName | None = None,
+        rerank: bool | None = None,
+        rerank_k: int | None = None,
+        planner: PlannerName | None = None,
+    ) -> SearchOptions:
         return SearchOptions(k=k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
 
     def run(self, question: str, options: SearchOptions | None = None) -> PipelineState:
@@ -98,16 +106,22 @@ class Grasp:
         state: PipelineState = {"question": self._checked(question), "options": options or SearchOptions()}
         return self.pipeline.invoke(state)  # type: ignore[return-value]
 
-    def search(self, question: str, k: int | None = None, *, fusion: FusionName | None = None,
-               rerank: bool | None = None, rerank_k: int | None = None,
-               planner: PlannerName | None = None) -> SearchResult:
+    def search(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        fusion: FusionName | None = None,
+        rerank: bool | None = None,
+        rerank_k: int | None = None,
+        planner: PlannerName | None = None,
+    ) -> SearchResult:
         """The top `k` nodes for `question`. Branch, reranker and lookup failures are reported in
         `result.failures` / `result.notes`; they do not raise (a bad question raises QuestionError). `fusion`
         and `rerank` default to the configuration in force (`self.configuration`: fitted or packaged values,
         see pipeline.configuration)."""
         options = self.options(k, fusion=fusion, rerank=rerank, rerank_k=rerank_k, planner=planner)
-        return search_result(self.run(question, options), options.k or self.parts.settings.result_k,
-                             self.configuration)
+        return search_result(self.run(question, options), options.k or self.parts.settings.result_k, self.configuration)
 
     def stream(self, question: str, options: SearchOptions | None = None) -> Iterator[StageEvent | SearchResult]:
         """A `StageEvent` as each stage ends (graph stages included), then the `SearchResult`."""
@@ -125,13 +139,21 @@ class Grasp:
                 if node == "graph_branch":
                     continue  # the subgraph's output; each of its stages was reported as it ended
                 span = ((update or {}).get("graph_spans") or (update or {}).get("spans") or {}).get(node)
-                yield StageEvent(node, span.ms if span else 0.0, (time.perf_counter() - start) * 1000.0,
-                                 dict(update or {}))
+                yield StageEvent(
+                    node, span.ms if span else 0.0, (time.perf_counter() - start) * 1000.0, dict(update or {})
+                )
         yield search_result(final, options.k or self.parts.settings.result_k, self.configuration)
 
-    def paths(self, question: str, *, topic_ids: list[str | int] | None = None, meta_paths: MetaPathMode = "bank",
-              scorer: Scorer | None = None, k: int | None = None,
-              exclude_bank_queries: list[str] | None = None) -> PathResult:
+    def paths(
+        self,
+        question: str,
+        *,
+        topic_ids: list[str | int] | None = None,
+        meta_paths: MetaPathMode = "bank",
+        scorer: Scorer | None = None,
+        k: int | None = None,
+        exclude_bank_queries: list[str] | None = None,
+    ) -> PathResult:
         """AdaPath: paths from the question's topic nodes (`topic_ids`, else its best-linked anchors) that follow
         the meta-paths of similar training queries (the Path-Bank; `meta_paths="planner"` reads them off the GRASP
         plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
@@ -145,8 +167,14 @@ class Grasp:
             wanted = "embedding"
             notes.append("no LLM configured (GRASP_LLM): the embedding scorer chose the frontier")
         options = PathSearchOptions.from_settings(self.parts.settings, scorer=wanted, limit=k)
-        result = run_path_graph(self.path_pipeline, question, topic_ids=topic_ids, mode=meta_paths, options=options,
-                                exclude_bank_queries=exclude_bank_queries or ())
+        result = run_path_graph(
+            self.path_pipeline,
+            question,
+            topic_ids=topic_ids,
+            mode=meta_paths,
+            options=options,
+            exclude_bank_queries=exclude_bank_queries or (),
+        )
         return result.model_copy(update={"notes": [*notes, *result.notes]}) if notes else result
 
     def _checked(self, question: str) -> str:

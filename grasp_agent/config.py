@@ -13,6 +13,7 @@ def default_models_cache_dir() -> Path:
     """Where models shipped in slices are joined once (embedders and GGUF planners alike)."""
     return Path.home() / ".cache" / "grasp" / "models"
 
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -46,8 +47,9 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
-    neo4j_retry_s: float = Field(default=5.0, ge=0.0, le=300.0,
-                                 description="How long the driver retries a transaction that failed transiently")
+    neo4j_retry_s: float = Field(
+        default=5.0, ge=0.0, le=300.0, description="How long the driver retries a transaction that failed transiently"
+    )
 
     listen_address: str = "127.0.0.1"
     bolt_port: int = Field(default=7687, ge=1, le=65535)
@@ -57,8 +59,11 @@ class Settings(BaseSettings):
     java_home: Path | None = Field(default=None, description="JDK/JRE 17+ for the server; default JAVA_HOME or PATH")
     maven_command: str = "mvn"
     start_timeout_s: float = Field(default=180.0, gt=0)
-    allow_url_loads: bool = Field(default=False, description="Let LOAD CSV and apoc.load.* read URLs and files "
-                                  "(off: any database user could make the server fetch addresses)")
+    allow_url_loads: bool = Field(
+        default=False,
+        description="Let LOAD CSV and apoc.load.* read URLs and files "
+        "(off: any database user could make the server fetch addresses)",
+    )
 
     # Embeddings
     embedder: Literal["minilm", "mpnet", "openai"] = "minilm"
@@ -66,20 +71,27 @@ class Settings(BaseSettings):
     embedder_model: str | None = Field(default=None, description="openai: model name the server knows")
     embedder_api_key: SecretStr | None = None
     embed_backend: Literal["onnx", "onnx-int8", "numpy"] = Field(
-        default="onnx", description="minilm/mpnet: ONNX Runtime fp32, its int8 quantisation, or the numpy encoder")
+        default="onnx", description="minilm/mpnet: ONNX Runtime fp32, its int8 quantisation, or the numpy encoder"
+    )
     embed_batch_size: int = Field(default=32, ge=1)
     embed_max_tokens: int | None = Field(
-        default=None, ge=8, le=512,
-        description="Truncation of document texts, in tokens; default: the model's own max_seq_length (MiniLM 256)")
+        default=None,
+        ge=8,
+        le=512,
+        description="Truncation of document texts, in tokens; default: the model's own max_seq_length (MiniLM 256)",
+    )
     models_cache_dir: Path | None = Field(default=None, description="Unpacked models. Default: ~/.cache/grasp/models")
     embedding_cache_path: Path | None = Field(
         default=None, description="Vector cache. Default: <project_root>/.grasp/embeddings.sqlite"
     )
     vector_packs: bool = Field(
-        default=True, description="Look texts up in precomputed vector packs (same model id and exact text only) "
-        "before embedding them; the package ships the HPO's for the default model")
+        default=True,
+        description="Look texts up in precomputed vector packs (same model id and exact text only) "
+        "before embedding them; the package ships the HPO's for the default model",
+    )
     vector_packs_dir: Path | None = Field(
-        default=None, description="Folder of vector packs (`grasp skb export-vectors`). Default: the packaged ones")
+        default=None, description="Folder of vector packs (`grasp skb export-vectors`). Default: the packaged ones"
+    )
 
     # LLM
     llm: Literal["none", "openai", "llama-cpp"] = Field(
@@ -97,31 +109,47 @@ class Settings(BaseSettings):
 
     # Planner of the graph branch
     planner: Literal["auto", "heuristic", "llm", "pathbank"] = Field(
-        default="auto", description="auto: llm when GRASP_LLM is set, else heuristic; pathbank: routes from the "
-        "Path-Bank's meta-paths (needs `grasp adapath build-bank`), no LLM call")
+        default="auto",
+        description="auto: llm when GRASP_LLM is set, else heuristic; pathbank: routes from the "
+        "Path-Bank's meta-paths (needs `grasp adapath build-bank`), no LLM call",
+    )
 
     llm_planner_prompt: Literal["auto", "full", "student"] = Field(
-        default="auto", description="The LLM planner's prompt: full (rules and an example, for untrained models), "
+        default="auto",
+        description="The LLM planner's prompt: full (rules and an example, for untrained models), "
         "student (the short prompt `grasp train planner` fine-tunes on) or auto (student for a GGUF exported by "
-        "`grasp train planner export`, which says so in its metadata; full otherwise)")
+        "`grasp train planner export`, which says so in its metadata; full otherwise)",
+    )
 
     # Graph branch (grasp.plan.execute's budget and scoring)
     graph_top_k: int = Field(default=100, ge=1, le=10_000, description="Targets the graph ranking keeps")
-    graph_timeout_ms: int = Field(default=5000, ge=1, le=3_600_000,  # the plugin refuses more than an hour
-                                  description="Time budget of one plan execution")
-    graph_max_rows: int = Field(default=200_000, ge=1, le=100_000_000,
-                                description="Path rows one plan may enumerate")
+    graph_timeout_ms: int = Field(
+        default=5000,
+        ge=1,
+        le=3_600_000,  # the plugin refuses more than an hour
+        description="Time budget of one plan execution",
+    )
+    graph_max_rows: int = Field(default=200_000, ge=1, le=100_000_000, description="Path rows one plan may enumerate")
     graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
-    graph_relevance_fallback: bool = Field(default=False, description="A plan without relevance text rescores its "
-                                           "targets by the question (GRASP's rule; off: it cost 0.029 Hit@1 on the "
-                                           "HPO valid split) instead of leaving them in anchor-score order")
-    doc_anchors: bool = Field(default=True, description="Link clauses that describe an entity without naming it "
-                              "through the document index (doc-mode anchors)")
-    doc_anchor_min_score: float = Field(default=0.5, ge=0.0, le=1.0, description="Least document cosine for a "
-                                        "described clause to become an anchor")
+    graph_relevance_fallback: bool = Field(
+        default=False,
+        description="A plan without relevance text rescores its "
+        "targets by the question (GRASP's rule; off: it cost 0.029 Hit@1 on the "
+        "HPO valid split) instead of leaving them in anchor-score order",
+    )
+    doc_anchors: bool = Field(
+        default=True,
+        description="Link clauses that describe an entity without naming it "
+        "through the document index (doc-mode anchors)",
+    )
+    doc_anchor_min_score: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Least document cosine for a described clause to become an anchor"
+    )
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
-    text_index_dir: Path | None = Field(default=None, description="BM25 indexes. Default: <project_root>/.grasp/text_index")
+    text_index_dir: Path | None = Field(
+        default=None, description="BM25 indexes. Default: <project_root>/.grasp/text_index"
+    )
     dense_index_dir: Path | None = Field(
         default=None, description="Dense field matrices. Default: <project_root>/.grasp/dense_index"
     )
@@ -132,51 +160,74 @@ class Settings(BaseSettings):
 
     # Fusion of the graph and text rankings
     fusion: Literal["static", "dynamic"] | None = Field(
-        default=None, description="RRF policy; default: the one the fusion tables in force chose on valid, else static")
+        default=None, description="RRF policy; default: the one the fusion tables in force chose on valid, else static"
+    )
     fusion_graph_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="static: the graph ranking's weight")
     fusion_k: float = Field(default=60.0, gt=0.0, description="static: RRF's k")
     type_policy: Literal["prior", "filter", "none"] = Field(
-        default="prior", description="When the question asks for a type (the plan's target, else its words): prior "
+        default="prior",
+        description="When the question asks for a type (the plan's target, else its words): prior "
         "puts the nodes of that type first in the fused and final lists, filter drops text candidates of other "
-        "types before fusion, none leaves both lists as fused")
+        "types before fusion, none leaves both lists as fused",
+    )
     fusion_tables: Path | None = Field(
-        default=None, description="dynamic: fitted tables (JSON). Default: <project_root>/.grasp/fusion/<skb>.json, "
-        "else the built-in tables"
+        default=None,
+        description="dynamic: fitted tables (JSON). Default: <project_root>/.grasp/fusion/<skb>.json, "
+        "else the built-in tables",
     )
 
     # Reranking of the fused head
     reranker: Literal["auto", "none", "bi-encoder", "listwise", "cross-encoder", "llm-judge"] = Field(
-        default="auto", description="The reranker searches may use. listwise: the MiniLM cross-encoder `grasp train "
+        default="auto",
+        description="The reranker searches may use. listwise: the MiniLM cross-encoder `grasp train "
         "reranker` fine-tunes (reranker_path, else the one trained here for the SKB, else the packaged one); auto: "
         "listwise when one exists for the SKB, else bi-encoder; llm-judge uses the configured LLM; cross-encoder "
         "needs reranker_path. Searches rerank by default only when the fusion tables in force measured it helping "
-        "on valid, or when this is set explicitly"
+        "on valid, or when this is set explicitly",
     )
-    reranker_path: Path | None = Field(default=None, description="listwise: an adapter folder from `grasp train "
-                                       "reranker`; cross-encoder: a local sentence-transformers model")
+    reranker_path: Path | None = Field(
+        default=None,
+        description="listwise: an adapter folder from `grasp train "
+        "reranker`; cross-encoder: a local sentence-transformers model",
+    )
     rerank_k: int = Field(default=50, ge=1, le=1000, description="Fused candidates the reranker reads")
-    rerank_budget_s: float = Field(default=3.0, ge=0.0, le=3600.0, description="Seconds one search may spend "
-                                   "scoring with the reranker; past it the fused order is kept (0: no limit, as "
-                                   "`grasp eval` runs)")
-    rerank_slots: int = Field(default=1, ge=1, le=64, description="Searches that rerank at once; one that finds "
-                              "them all busy keeps its fused order rather than queue (raise it with the cores)")
+    rerank_budget_s: float = Field(
+        default=3.0,
+        ge=0.0,
+        le=3600.0,
+        description="Seconds one search may spend "
+        "scoring with the reranker; past it the fused order is kept (0: no limit, as "
+        "`grasp eval` runs)",
+    )
+    rerank_slots: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Searches that rerank at once; one that finds "
+        "them all busy keeps its fused order rather than queue (raise it with the cores)",
+    )
     rerank_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="The reranker's weight in the last RRF")
     rerank_rrf_k: float = Field(default=60.0, gt=0.0, description="k of the last RRF (reranker rank, fused rank)")
     result_k: int = Field(default=20, ge=1, le=1000, description="Results a search returns by default")
-    max_question_chars: int = Field(default=2000, ge=16, le=100_000,
-                                    description="Longer questions are refused before any work")
+    max_question_chars: int = Field(
+        default=2000, ge=16, le=100_000, description="Longer questions are refused before any work"
+    )
 
     # AdaPath (path answers): Path-Bank retrieval and the guided beam search
     adapath_bank_queries: int = Field(default=20, ge=1, le=1000, description="Similar bank queries that vote")
     adapath_meta_paths: int = Field(default=5, ge=1, le=100, description="Meta-paths the search follows")
     adapath_beam_width: int = Field(default=20, ge=1, le=1000, description="Partial paths kept per depth")
     adapath_scorer: Literal["embedding", "llm"] = Field(
-        default="embedding", description="Who picks the next frontier: cosine to the question (in the procedure), "
-        "or the configured LLM between depths (adapath.expand)")
-    adapath_llm_candidates: int = Field(default=12, ge=2, le=100,
-                                        description="llm scorer: candidates per depth it reads (best by cosine)")
-    adapath_min_link_score: float = Field(default=0.8, ge=0.0, le=1.0,
-                                          description="Cosine a mention's link needs to be a topic node")
+        default="embedding",
+        description="Who picks the next frontier: cosine to the question (in the procedure), "
+        "or the configured LLM between depths (adapath.expand)",
+    )
+    adapath_llm_candidates: int = Field(
+        default=12, ge=2, le=100, description="llm scorer: candidates per depth it reads (best by cosine)"
+    )
+    adapath_min_link_score: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="Cosine a mention's link needs to be a topic node"
+    )
     adapath_timeout_ms: int = Field(default=2000, ge=1, le=3_600_000, description="Time budget of one path search")
 
     @field_validator("neo4j_uri")

@@ -69,14 +69,17 @@ def fill_identifiers(template: str, **identifiers: str) -> str:
     schema already enforces it; this is the last line of defence) and is backtick-quoted. Values never go
     through here: they stay $parameters.
     """
+
     def replace(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in identifiers:
             raise CypherFileError(f"no value for identifier placeholder {{{{{key}}}}}")
         value = identifiers[key]
         if not is_identifier(value):
-            raise CypherFileError(f"'{value}' is not a safe Cypher identifier for {{{{{key}}}}}: "
-                                  "letters, digits and _ only, starting with a letter")
+            raise CypherFileError(
+                f"'{value}' is not a safe Cypher identifier for {{{{{key}}}}}: "
+                "letters, digits and _ only, starting with a letter"
+            )
         return f"`{value}`"
 
     return _PLACEHOLDER.sub(replace, template)

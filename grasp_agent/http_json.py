@@ -47,8 +47,16 @@ class OpenAICompatibleEndpoint:
     http(s) and go up to and including `/v1` (as for the OpenAI SDK); `api_key`, when given, is sent as a bearer
     token. Owns one thread-safe HTTP client until `close()`."""
 
-    def __init__(self, base_url: str, route: str, *, api_key: str | SecretStr | None, timeout_s: float,
-                 what: str, error_type: type[GraspError]) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        route: str,
+        *,
+        api_key: str | SecretStr | None,
+        timeout_s: float,
+        what: str,
+        error_type: type[GraspError],
+    ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise error_type(f"{what} URL {base_url!r} is not allowed; allowed: http:// or https:// URLs up to /v1")
         key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key

@@ -29,13 +29,17 @@ def locate_part(part: PackagePart, model_name: str, install_hint: str, error: ty
     try:
         distribution = importlib.metadata.distribution(part.distribution)
     except importlib.metadata.PackageNotFoundError as exc:
-        raise error(f"model {model_name} needs the package {part.distribution}, which is not installed; "
-                    f"run: {install_hint}") from exc
+        raise error(
+            f"model {model_name} needs the package {part.distribution}, which is not installed; run: {install_hint}"
+        ) from exc
     path = Path(str(distribution.locate_file(part.path)))
     if not path.is_file():
-        raise error(f"package {part.distribution} is installed but its file {path} is missing; "
-                    f"reinstall: {install_hint}")
+        raise error(
+            f"package {part.distribution} is installed but its file {path} is missing; reinstall: {install_hint}"
+        )
     if path.stat().st_size != part.size:
-        raise error(f"{path} has {path.stat().st_size} bytes; package {part.distribution} shipped {part.size}; "
-                    f"reinstall: {install_hint}")
+        raise error(
+            f"{path} has {path.stat().st_size} bytes; package {part.distribution} shipped {part.size}; "
+            f"reinstall: {install_hint}"
+        )
     return path

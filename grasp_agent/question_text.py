@@ -20,13 +20,17 @@ def checked_question(text: object, max_chars: int = DEFAULT_MAX_QUESTION_CHARS) 
     if not question:
         raise QuestionError("the question is empty; ask about the loaded knowledge base in words")
     if len(question) > max_chars:
-        raise QuestionError(f"the question is {len(question):,} characters; at most {max_chars:,} are accepted "
-                            "(GRASP_MAX_QUESTION_CHARS)")
+        raise QuestionError(
+            f"the question is {len(question):,} characters; at most {max_chars:,} are accepted "
+            "(GRASP_MAX_QUESTION_CHARS)"
+        )
     try:
         question.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise QuestionError(f"the question holds a lone surrogate {question[error.start]!r} at character "
-                            f"{error.start}; it must be valid Unicode text") from error
+        raise QuestionError(
+            f"the question holds a lone surrogate {question[error.start]!r} at character "
+            f"{error.start}; it must be valid Unicode text"
+        ) from error
     if not any(character.isalnum() for character in question):
         raise QuestionError(f"the question {question[:40]!r} has no letters or digits")
     return question

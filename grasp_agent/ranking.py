@@ -75,8 +75,13 @@ class RankingQuality:
     mrr: float
 
     def as_row(self) -> dict[str, float | int]:
-        return {"questions": self.questions, "Hit@1": self.hit_at_1, "Hit@5": self.hit_at_5,
-                "R@20": self.recall_at_20, "MRR": self.mrr}
+        return {
+            "questions": self.questions,
+            "Hit@1": self.hit_at_1,
+            "Hit@5": self.hit_at_5,
+            "R@20": self.recall_at_20,
+            "MRR": self.mrr,
+        }
 
 
 def ranking_quality(runs: Sequence[tuple[Sequence[Hashable], set[Hashable]]]) -> RankingQuality:

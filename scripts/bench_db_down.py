@@ -34,17 +34,22 @@ DOWN = ["Which diseases present with epileptic spasm?", "phenotypes of Usher syn
 def _timed(grasp: Grasp, question: str, when: str) -> None:
     started = time.monotonic()
     result = grasp.search(question)
-    print(f"{when}: {time.monotonic() - started:.2f} s, {len(result.hits)} hits, "
-          f"graph-ranked {sum(hit.graph_rank is not None for hit in result.hits)}, failures {result.failures}")
+    print(
+        f"{when}: {time.monotonic() - started:.2f} s, {len(result.hits)} hits, "
+        f"graph-ranked {sum(hit.graph_rank is not None for hit in result.hits)}, failures {result.failures}"
+    )
 
 
 def main() -> None:
     settings = Settings()
     with TcpProxy(settings.bolt_port) as proxy:
-        driver = GraphDatabase.driver(f"bolt://127.0.0.1:{proxy.port}", connection_timeout=10.0,
-                                      max_transaction_retry_time=settings.neo4j_retry_s,
-                                      notifications_min_severity="OFF",
-                                      auth=(settings.neo4j_user, read_password_file(settings.password_file)))
+        driver = GraphDatabase.driver(
+            f"bolt://127.0.0.1:{proxy.port}",
+            connection_timeout=10.0,
+            max_transaction_retry_time=settings.neo4j_retry_s,
+            notifications_min_severity="OFF",
+            auth=(settings.neo4j_user, read_password_file(settings.password_file)),
+        )
         with driver:
             grasp = Grasp(assemble_parts(driver, settings, make_embedder(settings), progress=True))
             for question in UP:

@@ -76,7 +76,8 @@ def reset_database(driver: Driver) -> None:
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
     for kind, show in (("INDEX", "SHOW VECTOR INDEXES"), ("CONSTRAINT", "SHOW CONSTRAINTS")):
         records, _, _ = driver.execute_query(
-            f"{show} YIELD name WHERE name STARTS WITH 'grasp_' OR name STARTS WITH 'adapath_' RETURN name")
+            f"{show} YIELD name WHERE name STARTS WITH 'grasp_' OR name STARTS WITH 'adapath_' RETURN name"
+        )
         for record in records:
             # Index names cannot be parameters in DROP; these come from the server and pass the identifier check.
             driver.execute_query(fill_identifiers(f"DROP {kind} {{{{name}}}} IF EXISTS", name=record["name"]))
@@ -111,8 +112,14 @@ def hpo_slice(driver: Driver, test_settings: Settings, embedder):  # type: ignor
 def pipeline_settings(test_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Test settings whose text indexes, weights and fusion tables live in a private folder."""
     root = tmp_path_factory.mktemp("pipeline")
-    return test_settings.model_copy(update={"text_index_dir": root / "text", "dense_index_dir": root / "dense",
-                                            "field_weights_dir": root / "weights", "fusion_tables": root / "none.json"})
+    return test_settings.model_copy(
+        update={
+            "text_index_dir": root / "text",
+            "dense_index_dir": root / "dense",
+            "field_weights_dir": root / "weights",
+            "fusion_tables": root / "none.json",
+        }
+    )
 
 
 @pytest.fixture(scope="module")

@@ -74,7 +74,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
-        request = Request(self.path, dict(self.headers), json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        request = Request(
+            self.path, dict(self.headers), json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        )
         reply = self.server.respond(request, self.server.record(request))
         body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
         self.send_response(reply.status)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-CHAT_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
-                 "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+CHAT_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<unk>"]
 
 
@@ -20,8 +22,9 @@ def char_tokenizer() -> Any:
     backend.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     backend.decoder = decoders.Fuse()
     backend.add_special_tokens(SPECIALS)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                        unk_token="<unk>")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>", unk_token="<unk>"
+    )
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer
 
@@ -31,7 +34,14 @@ def tiny_qwen2(vocab_size: int, seed: int = 0) -> Any:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(seed)
-    config = Qwen2Config(vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                         tie_word_embeddings=True)
+    config = Qwen2Config(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+    )
     return Qwen2ForCausalLM(config)

@@ -41,24 +41,33 @@ def best_path_answer(paths: Sequence[EvidencePath], failure: str | None = None) 
 def evidence_prompt(question: str, paths: Sequence[EvidencePath]) -> list[Any]:
     listing = "\n".join(f"{number}. {path.render()}" for number, path in enumerate(paths, start=1))
     return [
-        {"role": "system", "content": "Answer the question from the knowledge-graph paths only. The answer is the "
-                                      "name of the last node of the path that best answers it. Reply with JSON "
-                                      "{\"answer\": name}."},
-        {"role": "user", "content": f"Question: {question}\nPaths:\n{listing}"}]
+        {
+            "role": "system",
+            "content": "Answer the question from the knowledge-graph paths only. The answer is the "
+            "name of the last node of the path that best answers it. Reply with JSON "
+            '{"answer": name}.',
+        },
+        {"role": "user", "content": f"Question: {question}\nPaths:\n{listing}"},
+    ]
 
 
-def answer_from_paths(question: str, paths: Sequence[EvidencePath], llm: GraspLLM | None,
-                      evidence_paths: int = EVIDENCE_PATHS) -> PathAnswer:
+def answer_from_paths(
+    question: str, paths: Sequence[EvidencePath], llm: GraspLLM | None, evidence_paths: int = EVIDENCE_PATHS
+) -> PathAnswer:
     """The LLM's choice among the shown paths' end names; the best path's end without an LLM or when it fails."""
     shown = list(paths[:evidence_paths])
     if llm is None or not shown:
         return best_path_answer(paths)
     ends = list(dict.fromkeys(path.end_name for path in shown))
-    schema = {"type": "object", "additionalProperties": False, "required": ["answer"],
-              "properties": {"answer": {"enum": ends}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["answer"],
+        "properties": {"answer": {"enum": ends}},
+    }
     try:
         text = llm.complete_json(evidence_prompt(question, shown), schema, max_tokens=64)
-        name = json.loads(text[text.index("{"):text.rindex("}") + 1]).get("answer")
+        name = json.loads(text[text.index("{") : text.rindex("}") + 1]).get("answer")
     except (LLMError, ValueError, AttributeError) as error:  # AttributeError: JSON that is not an object
         return best_path_answer(paths, failure=f"LLM answer failed ({error}); best path's end used")
     if name not in ends:

@@ -58,9 +58,18 @@ class BankBuildSummary:
         return times[min(len(times) - 1, int(0.95 * len(times)))] if times else 0.0
 
 
-def build_bank(driver: Driver, database: str, schema: SkbSchema, fingerprint: str, embedder: GraspEmbedder,
-               queries: Sequence[TrainingQuery], config: BankConfig = BankConfig(), *, rebuild: bool = False,
-               progress: bool = True) -> BankBuildSummary:
+def build_bank(
+    driver: Driver,
+    database: str,
+    schema: SkbSchema,
+    fingerprint: str,
+    embedder: GraspEmbedder,
+    queries: Sequence[TrainingQuery],
+    config: BankConfig = BankConfig(),
+    *,
+    rebuild: bool = False,
+    progress: bool = True,
+) -> BankBuildSummary:
     store = BankStore(driver, database)
     store.claim(BankIdentity(schema.name, fingerprint, embedder.model_id), config, embedder.dimension, rebuild)
     done = store.stored_query_ids()
@@ -73,8 +82,10 @@ def build_bank(driver: Driver, database: str, schema: SkbSchema, fingerprint: st
             summary.without_topic += 1
         else:
             todo.append(query)
-    with PathBankBuilder(driver, database, schema, embedder, config) as builder, \
-            tqdm(total=len(todo), desc="Path-Bank", unit="query", disable=not progress) as bar:
+    with (
+        PathBankBuilder(driver, database, schema, embedder, config) as builder,
+        tqdm(total=len(todo), desc="Path-Bank", unit="query", disable=not progress) as bar,
+    ):
         for query in todo:
             started = time.perf_counter()
             found = builder.paths_for(BankQuery(query.text, query.topic_ids, query.answer_ids))

@@ -53,16 +53,24 @@ class BankConfig:
     max_hops: int = MAX_HOPS
 
     def __post_init__(self) -> None:
-        problems = [name for name, value in (("corridor_size", self.corridor_size),
-                                             ("paths_per_answer", self.paths_per_answer),
-                                             ("max_answers", self.max_answers),
-                                             ("ppr_iterations", self.ppr_iterations),
-                                             ("max_hops", self.max_hops)) if value < 1]
+        problems = [
+            name
+            for name, value in (
+                ("corridor_size", self.corridor_size),
+                ("paths_per_answer", self.paths_per_answer),
+                ("max_answers", self.max_answers),
+                ("ppr_iterations", self.ppr_iterations),
+                ("max_hops", self.max_hops),
+            )
+            if value < 1
+        ]
         if self.ppr_keep < 0:
             problems.append("ppr_keep")
         if problems or not 0 < self.damping < 1 or not 0 < self.eps < 1 or self.max_hops > MAX_HOPS:
-            raise GraspError(f"invalid AdaPath bank config {self}: counts must be >= 1 ({problems or 'ok'}), "
-                             f"damping and eps in (0, 1), max_hops at most {MAX_HOPS}")
+            raise GraspError(
+                f"invalid AdaPath bank config {self}: counts must be >= 1 ({problems or 'ok'}), "
+                f"damping and eps in (0, 1), max_hops at most {MAX_HOPS}"
+            )
 
 
 @dataclass(frozen=True)
@@ -113,8 +121,14 @@ class QueryEnds:
 class PathBankBuilder:
     """Finds a training query's topic-to-answer paths; one SKB projection serves every query of a build."""
 
-    def __init__(self, driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder,
-                 config: BankConfig = BankConfig()) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        database: str,
+        schema: SkbSchema,
+        embedder: GraspEmbedder,
+        config: BankConfig = BankConfig(),
+    ) -> None:
         self._cypher = AdaPathCypher(driver, database)
         self._embedder = embedder
         self._config = config
@@ -129,8 +143,9 @@ class PathBankBuilder:
         self._projected = True
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if self._projected:
             self.run("drop_graph", graph=self._graph)
             self._projected = False
@@ -156,8 +171,14 @@ class PathBankBuilder:
 
     def walk(self, sources: list[int]) -> dict[int, float]:
         """Personalized PageRank from `sources` (GDS node ids): the `ppr_keep` best nodes and their scores."""
-        rows = self.run("personalized_pagerank", graph=self._graph, sources=sources, damping=self._config.damping,
-                        iterations=self._config.ppr_iterations, keep=self._config.ppr_keep or 2**31 - 1)
+        rows = self.run(
+            "personalized_pagerank",
+            graph=self._graph,
+            sources=sources,
+            damping=self._config.damping,
+            iterations=self._config.ppr_iterations,
+            keep=self._config.ppr_keep or 2**31 - 1,
+        )
         return {row["nodeId"]: row["score"] for row in rows}
 
     def query_vector(self, text: str) -> list[float]:
@@ -170,8 +191,9 @@ class PathBankBuilder:
         wanted = list(dict.fromkeys((*query.topic_ids, *query.answer_ids)))
         gds_ids = self._gds_ids(wanted)
         topics = [gds_ids[node_id] for node_id in query.topic_ids if node_id in gds_ids]
-        answers = [gds_ids[node_id] for node_id in query.answer_ids if node_id in gds_ids
-                   and node_id not in query.topic_ids][: self._config.max_answers]
+        answers = [
+            gds_ids[node_id] for node_id in query.answer_ids if node_id in gds_ids and node_id not in query.topic_ids
+        ][: self._config.max_answers]
         return QueryEnds(topics, answers, tuple(node_id for node_id in wanted if node_id not in gds_ids))
 
     def paths_for(self, query: BankQuery) -> QueryPaths:
@@ -181,13 +203,20 @@ class PathBankBuilder:
         if not ends.searchable:
             return found
         topics, answers = ends.topics, ends.answers
-        corridor = corridor_nodes(self.walk(topics), self.walk(answers), self._config.corridor_size,
-                                  [*topics, *answers])
+        corridor = corridor_nodes(
+            self.walk(topics), self.walk(answers), self._config.corridor_size, [*topics, *answers]
+        )
         vector = found.query_vector = self._embedder.embed_query(query.text)
         graph = f"adapath_corridor_{uuid.uuid4().hex[:12]}"
         try:
-            shape = self.run("project_corridor", graph=graph, corridor=corridor, types=self._types, queryVector=vector,
-                             eps=self._config.eps)
+            shape = self.run(
+                "project_corridor",
+                graph=graph,
+                corridor=corridor,
+                types=self._types,
+                queryVector=vector,
+                eps=self._config.eps,
+            )
             found.corridor_nodes = shape[0]["nodeCount"] if shape else 0
             found.corridor_relationships = shape[0]["relationshipCount"] if shape else 0
             if found.corridor_relationships:
@@ -207,8 +236,10 @@ class PathBankBuilder:
                 continue  # Yen repeats a node sequence through parallel relationships
             seen.add(node_ids)
             steps = self.run("path_steps", nodeIds=list(node_ids), types=self._types, labels=self._labels)
-            paths.extend(FoundPath(hops, float(row["totalCost"]), meta_path_of(hops))
-                         for hops in _hop_variants(steps, len(node_ids) - 1))
+            paths.extend(
+                FoundPath(hops, float(row["totalCost"]), meta_path_of(hops))
+                for hops in _hop_variants(steps, len(node_ids) - 1)
+            )
         return paths
 
 
@@ -216,8 +247,16 @@ def _hop_variants(steps: list[dict[str, Any]], hop_count: int) -> list[tuple[Pat
     """Every way to choose one stored relationship per hop (capped), as PathHop tuples."""
     per_hop: list[list[PathHop]] = [[] for _ in range(hop_count)]
     for step in steps:
-        per_hop[step["i"]].append(PathHop(step["sourceId"], step["targetId"], step["sourceLabel"],
-                                          step["targetLabel"], step["type"], bool(step["outgoing"])))
+        per_hop[step["i"]].append(
+            PathHop(
+                step["sourceId"],
+                step["targetId"],
+                step["sourceLabel"],
+                step["targetLabel"],
+                step["type"],
+                bool(step["outgoing"]),
+            )
+        )
     if any(not choices for choices in per_hop):
         return []  # a relationship vanished between the projection and now
     return list(itertools.islice(itertools.product(*per_hop), MAX_STEP_VARIANTS))

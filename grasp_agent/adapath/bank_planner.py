@@ -85,17 +85,24 @@ class BankRoutes:
             return self.found[0].meta_path.answer_label
         return self.fallback.default_target(anchor_labels)
 
-    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
-        fitting = [item for item in self.found
-                   if item.meta_path.start_label == anchor_label and item.meta_path.answer_label == target_label]
+    def path(
+        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+    ) -> list[SchemaHop] | None:
+        fitting = [
+            item
+            for item in self.found
+            if item.meta_path.start_label == anchor_label and item.meta_path.answer_label == target_label
+        ]
         cue = hierarchy_cue(lead)
         if fitting and cue is not None:
             # The words before the mention ("subtypes of X") ask for X's hierarchy first: similar bank questions
             # that did not walk it vouch for the wrong route, so only routes that do are followed.
             fitting = [item for item in fitting if walks_hierarchy_first(item.meta_path, cue)]
             if not fitting:
-                self.notes.append(f"no bank meta-path from {anchor_label} walks its hierarchy {cue}, as the question "
-                                  "asks: schema path")
+                self.notes.append(
+                    f"no bank meta-path from {anchor_label} walks its hierarchy {cue}, as the question "
+                    "asks: schema path"
+                )
                 return self.fallback.path(anchor_label, target_label, context_words, lead=lead)
         if fitting:
             hops = schema_hops(choose_route(fitting).meta_path)
@@ -117,8 +124,15 @@ class BankRoutes:
 class PathBankPlanner:
     name = "pathbank"
 
-    def __init__(self, driver: Driver, database: str, embedder: GraspEmbedder, context: SkbContext, *,
-                 bank_queries: int = BANK_QUERIES) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        database: str,
+        embedder: GraspEmbedder,
+        context: SkbContext,
+        *,
+        bank_queries: int = BANK_QUERIES,
+    ) -> None:
         self._driver = driver
         self._database = database
         self._embedder = embedder
@@ -126,8 +140,9 @@ class PathBankPlanner:
         self._schema_routes = SchemaRoutes(context)
         self._bank_queries = bank_queries
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
-             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+    def plan(
+        self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
+    ) -> PlanningOutcome:
         """A bank-routed plan; when the bank cannot be read (none built, database error) the schema's routes,
         with the reason in the outcome's notes."""
         notes: list[str] = []
@@ -145,5 +160,6 @@ class PathBankPlanner:
     def meta_paths(self, question: str, exclude_examples: Sequence[str] = ()) -> list[RankedMetaPath]:
         """The bank's vote for the question, best first (no filter: the planner chooses among them)."""
         vector = self._embedder.embed_query(question)
-        return retrieve_meta_paths(self._driver, self._database, vector, queries=self._bank_queries,
-                                   limit=META_PATHS, exclude=exclude_examples)
+        return retrieve_meta_paths(
+            self._driver, self._database, vector, queries=self._bank_queries, limit=META_PATHS, exclude=exclude_examples
+        )

@@ -37,17 +37,42 @@ def meta_path_from_row(row: dict[str, Any]) -> MetaPath:
         raise GraspError(f"stored meta-path {row.get('signature')!r} is inconsistent: {error}") from error
 
 
-def retrieve_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], *, queries: int = 20,
-                        limit: int = 5, hops: int | None = None, start_label: str | None = None,
-                        answer_label: str | None = None, exclude: Sequence[str] = ()) -> list[RankedMetaPath]:
+def retrieve_meta_paths(
+    driver: Driver,
+    database: str,
+    query_vector: Sequence[float],
+    *,
+    queries: int = 20,
+    limit: int = 5,
+    hops: int | None = None,
+    start_label: str | None = None,
+    answer_label: str | None = None,
+    exclude: Sequence[str] = (),
+) -> list[RankedMetaPath]:
     """`exclude`: bank query ids that neither vote nor count among the nearest (leave-template-out)."""
     if queries < 1 or limit < 1:
         raise GraspError(f"queries and limit must be >= 1; got {queries}, {limit}")
     rows = AdaPathCypher(driver, database).run(
-        "bank_meta_paths", queries=queries, queryVector=list(query_vector), hops=hops, startLabel=start_label,
-        answerLabel=answer_label, limit=limit, exclude=list(exclude))
-    return [RankedMetaPath(meta_path_from_row(row), float(row["vote"]), int(row["voters"]), int(row["support"]),
-                           tuple(row["examples"]), float(row["firstVote"])) for row in rows]
+        "bank_meta_paths",
+        queries=queries,
+        queryVector=list(query_vector),
+        hops=hops,
+        startLabel=start_label,
+        answerLabel=answer_label,
+        limit=limit,
+        exclude=list(exclude),
+    )
+    return [
+        RankedMetaPath(
+            meta_path_from_row(row),
+            float(row["vote"]),
+            int(row["voters"]),
+            int(row["support"]),
+            tuple(row["examples"]),
+            float(row["firstVote"]),
+        )
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)
@@ -57,19 +82,38 @@ class BankChoice:
     answer_label: str | None
 
 
-def relaxed_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], *, queries: int, limit: int,
-                       hops: int | None, answer_label: str | None, start_labels: Sequence[str] = (),
-                       exclude: Sequence[str] = ()) -> BankChoice:
+def relaxed_meta_paths(
+    driver: Driver,
+    database: str,
+    query_vector: Sequence[float],
+    *,
+    queries: int,
+    limit: int,
+    hops: int | None,
+    answer_label: str | None,
+    start_labels: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> BankChoice:
     """Meta-paths under (hops, answer type), else under the answer type alone, else unfiltered; each try
     keeps only meta-paths that start at one of `start_labels` (the topics' types) when those are known."""
     tries = list(dict.fromkeys([(hops, answer_label), (None, answer_label), (None, None)]))
     # Topics may be of several types, so the start-label filter is applied here; ask for more meta-paths than
     # kept so that it still leaves `limit` when some start elsewhere.
     for try_hops, try_answer in tries:
-        found = [item for item in retrieve_meta_paths(driver, database, query_vector, queries=queries,
-                                                      limit=limit * 4 if start_labels else limit, hops=try_hops,
-                                                      answer_label=try_answer, exclude=exclude)
-                 if not start_labels or item.meta_path.start_label in start_labels][:limit]
+        found = [
+            item
+            for item in retrieve_meta_paths(
+                driver,
+                database,
+                query_vector,
+                queries=queries,
+                limit=limit * 4 if start_labels else limit,
+                hops=try_hops,
+                answer_label=try_answer,
+                exclude=exclude,
+            )
+            if not start_labels or item.meta_path.start_label in start_labels
+        ][:limit]
         if found:
             return BankChoice(found, try_hops, try_answer)
     return BankChoice([], None, None)

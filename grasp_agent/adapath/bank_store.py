@@ -37,8 +37,15 @@ def meta_path_rows(found: QueryPaths) -> list[dict[str, Any]]:
         if meta in rows:
             rows[meta]["paths"] += 1
             continue
-        rows[meta] = {"signature": meta.signature, "hops": meta.hops, "startLabel": meta.start_label,
-                      "answerLabel": meta.answer_label, **meta.as_lists(), "cost": path.cost, "paths": 1}
+        rows[meta] = {
+            "signature": meta.signature,
+            "hops": meta.hops,
+            "startLabel": meta.start_label,
+            "answerLabel": meta.answer_label,
+            **meta.as_lists(),
+            "cost": path.cost,
+            "paths": 1,
+        }
     return list(rows.values())
 
 
@@ -49,8 +56,10 @@ class BankStore:
     def identity(self) -> BankIdentity | None:
         rows = self._run("read_bank")
         if len(rows) > 1:
-            raise GraspError(f"the database holds {len(rows)} Path-Banks ({[row['skb'] for row in rows]}); "
-                             "rebuild with --force to keep one")
+            raise GraspError(
+                f"the database holds {len(rows)} Path-Banks ({[row['skb'] for row in rows]}); "
+                "rebuild with --force to keep one"
+            )
         return BankIdentity(**rows[0]) if rows else None
 
     def claim(self, identity: BankIdentity, config: BankConfig, dimension: int, rebuild: bool) -> None:
@@ -59,23 +68,36 @@ class BankStore:
         if rebuild:
             self._run("clear_bank")
         elif stored is not None and stored != identity:
-            raise GraspError(f"the Path-Bank here was built for {stored}, not for the loaded {identity}; "
-                             "rebuild it (--force) to replace it")
+            raise GraspError(
+                f"the Path-Bank here was built for {stored}, not for the loaded {identity}; "
+                "rebuild it (--force) to replace it"
+            )
         for name in ("bank_query_constraint", "bank_metapath_constraint"):
             self._run(name)
         self._run("bank_vector_index", dimension=dimension)
-        self._run("claim_bank", skb=identity.skb, fingerprint=identity.fingerprint, embedder=identity.embedder,
-                  config=json.dumps(asdict(config), sort_keys=True))
+        self._run(
+            "claim_bank",
+            skb=identity.skb,
+            fingerprint=identity.fingerprint,
+            embedder=identity.embedder,
+            config=json.dumps(asdict(config), sort_keys=True),
+        )
 
     def stored_query_ids(self) -> set[str]:
         return {str(row["id"]) for row in self._run("stored_query_ids")}
 
     def write(self, query_id: str, found: QueryPaths, vector: Sequence[float]) -> int:
-        rows = self._run("write_query", id=query_id, text=found.query.text,
-                         topicIds=[str(node) for node in found.query.topic_ids],
-                         answerIds=[str(node) for node in found.query.answer_ids],
-                         corridorNodes=found.corridor_nodes, pathCount=len(found.paths), vector=list(vector),
-                         metaPaths=meta_path_rows(found))
+        rows = self._run(
+            "write_query",
+            id=query_id,
+            text=found.query.text,
+            topicIds=[str(node) for node in found.query.topic_ids],
+            answerIds=[str(node) for node in found.query.answer_ids],
+            corridorNodes=found.corridor_nodes,
+            pathCount=len(found.paths),
+            vector=list(vector),
+            metaPaths=meta_path_rows(found),
+        )
         return int(rows[0]["written"]) if rows else 0
 
     def refresh_support(self) -> tuple[int, int]:

@@ -9,13 +9,17 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 
-def corridor_nodes(from_topic: Mapping[int, float], from_answers: Mapping[int, float], size: int,
-                   required: Collection[int]) -> list[int]:
+def corridor_nodes(
+    from_topic: Mapping[int, float], from_answers: Mapping[int, float], size: int, required: Collection[int]
+) -> list[int]:
     """The `size` best nodes by the product of both scores (ties by node id), plus `required`, in that order."""
     if size < 0:
         raise ValueError(f"corridor size must be >= 0; got {size}")
-    shared = [(from_topic[node] * score, node) for node, score in from_answers.items()
-              if node in from_topic and from_topic[node] * score > 0]
+    shared = [
+        (from_topic[node] * score, node)
+        for node, score in from_answers.items()
+        if node in from_topic and from_topic[node] * score > 0
+    ]
     best = [node for _, node in sorted(shared, key=lambda item: (-item[0], item[1]))[:size]]
     chosen = dict.fromkeys(best)
     chosen.update(dict.fromkeys(required))

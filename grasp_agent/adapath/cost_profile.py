@@ -56,11 +56,16 @@ class CostProfile:
             seconds = sorted(cost.seconds for cost in costs)
             yen = sorted(cost.yen_bytes / 1024 for cost in costs)
             graph = sorted(cost.graph_bytes / MIB for cost in costs)
-            out[side] = {"seconds_median": _median(seconds), "seconds_p95": _p95(seconds),
-                         "yen_kib_median": _median(yen), "yen_kib_p95": _p95(yen),
-                         "graph_mib_median": _median(graph), "graph_mib_p95": _p95(graph),
-                         "relationships_median": _median(sorted(float(c.relationships) for c in costs)),
-                         "paths_total": float(sum(cost.paths for cost in costs))}
+            out[side] = {
+                "seconds_median": _median(seconds),
+                "seconds_p95": _p95(seconds),
+                "yen_kib_median": _median(yen),
+                "yen_kib_p95": _p95(yen),
+                "graph_mib_median": _median(graph),
+                "graph_mib_p95": _p95(graph),
+                "relationships_median": _median(sorted(float(c.relationships) for c in costs)),
+                "paths_total": float(sum(cost.paths for cost in costs)),
+            }
         return out
 
 
@@ -88,33 +93,51 @@ class CostProfiler:
             topics, answers = ends.topics, ends.answers
             vector = self._builder.query_vector(query.text)
             started = time.perf_counter()
-            corridor = corridor_nodes(self._builder.walk(topics), self._builder.walk(answers),
-                                      self._builder.config.corridor_size, [*topics, *answers])
+            corridor = corridor_nodes(
+                self._builder.walk(topics),
+                self._builder.walk(answers),
+                self._builder.config.corridor_size,
+                [*topics, *answers],
+            )
             inside = self._side("project_corridor", started, topics, answers, vector, corridor=corridor)
             raw = self._side("project_weighted_skb", time.perf_counter(), topics, answers, vector)
             result.queries.append(QueryCost(query_id, inside, raw))
         return result
 
-    def _side(self, statement: str, started: float, topics: list[int], answers: list[int], vector: list[float],
-              **parameters: object) -> SideCost:
+    def _side(
+        self,
+        statement: str,
+        started: float,
+        topics: list[int],
+        answers: list[int],
+        vector: list[float],
+        **parameters: object,
+    ) -> SideCost:
         builder = self._builder
         graph = f"adapath_cost_{uuid.uuid4().hex[:12]}"
         try:
-            shape = builder.run(statement, graph=graph, types=builder.relation_types, queryVector=vector,
-                                eps=builder.config.eps, **parameters)
+            shape = builder.run(
+                statement,
+                graph=graph,
+                types=builder.relation_types,
+                queryVector=vector,
+                eps=builder.config.eps,
+                **parameters,
+            )
             nodes = int(shape[0]["nodeCount"]) if shape else 0
             relationships = int(shape[0]["relationshipCount"]) if shape else 0
             paths, yen_bytes = 0, 0
             if relationships:
                 for topic, answer in itertools.product(topics, answers):
-                    paths += len(builder.run("yens", graph=graph, source=topic, target=answer,
-                                             k=builder.config.paths_per_answer))
-                estimate = builder.run("yens_estimate", graph=graph, source=topics[0], target=answers[0],
-                                       k=builder.config.paths_per_answer)
+                    paths += len(
+                        builder.run("yens", graph=graph, source=topic, target=answer, k=builder.config.paths_per_answer)
+                    )
+                estimate = builder.run(
+                    "yens_estimate", graph=graph, source=topics[0], target=answers[0], k=builder.config.paths_per_answer
+                )
                 yen_bytes = int(estimate[0]["bytesMax"]) if estimate else 0
             seconds = time.perf_counter() - started  # the size lookup below is bookkeeping, not search
             size = builder.run("graph_size", graph=graph) if relationships else []
-            return SideCost(seconds, int(size[0]["sizeInBytes"]) if size else 0, yen_bytes, nodes, relationships,
-                            paths)
+            return SideCost(seconds, int(size[0]["sizeInBytes"]) if size else 0, yen_bytes, nodes, relationships, paths)
         finally:
             builder.run("drop_graph", graph=graph)

@@ -38,9 +38,14 @@ class Partial:
     score_sum: float = 0.0
 
     def extend(self, row: Mapping[str, Any]) -> Partial:
-        return Partial((*self.node_ids, row["nodeId"]), (*self.names, str(row["name"])),
-                       (*self.labels, str(row["label"])), (*self.relations, str(row["relation"])),
-                       (*self.outgoing, bool(row["outgoing"])), self.score_sum + float(row["score"]))
+        return Partial(
+            (*self.node_ids, row["nodeId"]),
+            (*self.names, str(row["name"])),
+            (*self.labels, str(row["label"])),
+            (*self.relations, str(row["relation"])),
+            (*self.outgoing, bool(row["outgoing"])),
+            self.score_sum + float(row["score"]),
+        )
 
     def evidence(self, meta_path: str) -> EvidencePath:
         score = self.score_sum / len(self.relations) if self.relations else 0.0
@@ -58,10 +63,15 @@ class FrontierSearch:
 def sub_question(question: str, meta_path: MetaPath, depth: int, partial_labels: Sequence[str]) -> str:
     """What the LLM answers at `depth` (0-based): the step's relation and the type it reaches, in words."""
     step: MetaPathStep = meta_path.steps[depth]
-    arrow = f"{partial_labels[-1]} -[{step.relation}]-> {step.label}" if step.outgoing else \
-        f"{partial_labels[-1]} <-[{step.relation}]- {step.label}"
-    return (f"Question: {question}\nStep {depth + 1} of {meta_path.hops}: follow {arrow}. Which {step.label} "
-            f"nodes below lie on a path to the answer?")
+    arrow = (
+        f"{partial_labels[-1]} -[{step.relation}]-> {step.label}"
+        if step.outgoing
+        else f"{partial_labels[-1]} <-[{step.relation}]- {step.label}"
+    )
+    return (
+        f"Question: {question}\nStep {depth + 1} of {meta_path.hops}: follow {arrow}. Which {step.label} "
+        f"nodes below lie on a path to the answer?"
+    )
 
 
 class LLMFrontierScorer:
@@ -73,38 +83,63 @@ class LLMFrontierScorer:
     def choose(self, prompt: str, options: Sequence[Partial]) -> list[int]:
         """Indexes into `options`, best first (at most beam_width); raises LLMError when the model fails."""
         listing = "\n".join(f"{number}. " + " > ".join(option.names) for number, option in enumerate(options, start=1))
-        schema = {"type": "object", "additionalProperties": False, "required": ["keep"],
-                  "properties": {"keep": {"type": "array", "maxItems": self._beam_width,
-                                          "items": {"type": "integer", "minimum": 1, "maximum": len(options)}}}}
+        schema = {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["keep"],
+            "properties": {
+                "keep": {
+                    "type": "array",
+                    "maxItems": self._beam_width,
+                    "items": {"type": "integer", "minimum": 1, "maximum": len(options)},
+                }
+            },
+        }
         messages: list[Any] = [
-            {"role": "system", "content": "You choose which partial paths in a knowledge graph to follow. Reply with "
-                                          "JSON {\"keep\": [numbers of the best candidates, best first]}."},
-            {"role": "user", "content": f"{prompt}\nCandidates:\n{listing}"}]
+            {
+                "role": "system",
+                "content": "You choose which partial paths in a knowledge graph to follow. Reply with "
+                'JSON {"keep": [numbers of the best candidates, best first]}.',
+            },
+            {"role": "user", "content": f"{prompt}\nCandidates:\n{listing}"},
+        ]
         text = self._llm.complete_json(messages, schema, max_tokens=16 + 6 * self._beam_width)
         try:
-            keep = json.loads(text[text.index("{"):text.rindex("}") + 1]).get("keep", [])
+            keep = json.loads(text[text.index("{") : text.rindex("}") + 1]).get("keep", [])
         except ValueError as error:
             raise LLMError(f"frontier choice is not JSON: {text[:200]!r}") from error
         chosen = [number - 1 for number in keep if isinstance(number, int) and 1 <= number <= len(options)]
         return list(dict.fromkeys(chosen))[: self._beam_width]
 
-    def search(self, driver: Driver, database: str, question: str, query_vector: Sequence[float],
-               topic_ids: Sequence[NodeId], meta_paths: Sequence[MetaPath],
-               config: Mapping[str, Any] | None = None) -> FrontierSearch:
+    def search(
+        self,
+        driver: Driver,
+        database: str,
+        question: str,
+        query_vector: Sequence[float],
+        topic_ids: Sequence[NodeId],
+        meta_paths: Sequence[MetaPath],
+        config: Mapping[str, Any] | None = None,
+    ) -> FrontierSearch:
         cypher = AdaPathCypher(driver, database)
         paths: list[EvidencePath] = []
         truncated, calls, failures = False, 0, []
         for meta_path in meta_paths:
             # Only topics of the meta-path's start type can begin it (adapath.bfs filters the same way).
-            frontier = [Partial((node_id,), (name,), (label,))
-                        for node_id, name, label in cypher.named_nodes([meta_path.start_label], topic_ids)]
+            frontier = [
+                Partial((node_id,), (name,), (label,))
+                for node_id, name, label in cypher.named_nodes([meta_path.start_label], topic_ids)
+            ]
             for depth, step in enumerate(meta_path.steps):
                 if not frontier:
                     break
-                rows = cypher.run("expand", frontier=[{"nodeIds": list(p.node_ids)} for p in frontier],
-                                  step={"relation": step.relation, "outgoing": step.outgoing, "label": step.label},
-                                  queryVector=list(query_vector),
-                                  config={**dict(config or {}), "limit": self._candidates})
+                rows = cypher.run(
+                    "expand",
+                    frontier=[{"nodeIds": list(p.node_ids)} for p in frontier],
+                    step={"relation": step.relation, "outgoing": step.outgoing, "label": step.label},
+                    queryVector=list(query_vector),
+                    config={**dict(config or {}), "limit": self._candidates},
+                )
                 truncated = truncated or any(row["truncated"] for row in rows)
                 options = [frontier[int(row["path"])].extend(row) for row in rows]
                 if not options:

@@ -56,13 +56,21 @@ class PathParts:
     min_link_score: float
 
 
-def assemble_path_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None,
-                        branch: GraphBranch | None = None) -> PathParts:
+def assemble_path_parts(
+    driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None, branch: GraphBranch | None = None
+) -> PathParts:
     """The parts from settings; `branch` reuses a search's graph branch (else one is built: LLM extraction and
     planning when `llm` is given)."""
-    return PathParts(driver, settings.neo4j_database, embedder, branch or GraphBranch.build(driver, settings, embedder, llm),
-                     llm, LLMHopGuesser(llm) if llm is not None else None, PathSearchOptions.from_settings(settings),
-                     settings.adapath_min_link_score)
+    return PathParts(
+        driver,
+        settings.neo4j_database,
+        embedder,
+        branch or GraphBranch.build(driver, settings, embedder, llm),
+        llm,
+        LLMHopGuesser(llm) if llm is not None else None,
+        PathSearchOptions.from_settings(settings),
+        settings.adapath_min_link_score,
+    )
 
 
 class PathState(TypedDict, total=False):
@@ -91,6 +99,7 @@ def _timed(name: str, work: PathNode) -> PathNode:
         update = work(state)
         update["timings_ms"] = {**state.get("timings_ms", {}), name: (time.perf_counter() - start) * 1000.0}
         return update
+
     return node
 
 
@@ -108,16 +117,27 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
                 known = _known_topics(parts, given)
             except (Neo4jError, DriverError) as error:
                 failures.append(f"reading the topic nodes failed: {error}")
-        analysis = analyse_question(state["question"], table, parts.branch.context.labels, topic_ids=given,
-                                    hop_guesser=parts.hop_guesser, min_link_score=parts.min_link_score,
-                                    given_topics=known)
+        analysis = analyse_question(
+            state["question"],
+            table,
+            parts.branch.context.labels,
+            topic_ids=given,
+            hop_guesser=parts.hop_guesser,
+            min_link_score=parts.min_link_score,
+            given_topics=known,
+        )
         vector = None
         try:
             vector = parts.embedder.embed_query(state["question"])
         except GraspError as error:
             failures.append(f"embedding the question failed: {error}")
-        return {"analysis": analysis, "entity_table": table, "notes": notes, "failures": failures,
-                "query_vector": vector}
+        return {
+            "analysis": analysis,
+            "entity_table": table,
+            "notes": notes,
+            "failures": failures,
+            "query_vector": vector,
+        }
 
     def meta_paths(state: PathState) -> dict[str, Any]:
         analysis, notes, failures = state["analysis"], list(state.get("notes", [])), list(state.get("failures", []))
@@ -130,9 +150,17 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
             given = _planner_meta_paths(parts, state, notes, failures)
         try:
             search = choose_meta_paths(
-                parts.driver, parts.database, vector, options, hops=analysis.hops,
-                answer_label=analysis.answer_label, start_labels=[t.label for t in analysis.topics if t.label],
-                meta_paths=given, use_bank=mode == "bank", exclude_bank_queries=state.get("exclude_bank_queries", []))
+                parts.driver,
+                parts.database,
+                vector,
+                options,
+                hops=analysis.hops,
+                answer_label=analysis.answer_label,
+                start_labels=[t.label for t in analysis.topics if t.label],
+                meta_paths=given,
+                use_bank=mode == "bank",
+                exclude_bank_queries=state.get("exclude_bank_queries", []),
+            )
         except (GraspError, Neo4jError, DriverError) as error:
             failures.append(f"Path-Bank retrieval failed ({error}); unguided search")
             search = PathSearch(scorer=options.scorer)
@@ -147,8 +175,16 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
             notes.append("no topic node: nothing to search from")
             return {"search": found, "notes": notes}
         try:
-            found = search_paths(parts.driver, parts.database, found, state["question"], vector,
-                                 analysis.topic_ids, state.get("options", parts.options), parts.llm)
+            found = search_paths(
+                parts.driver,
+                parts.database,
+                found,
+                state["question"],
+                vector,
+                analysis.topic_ids,
+                state.get("options", parts.options),
+                parts.llm,
+            )
         except (GraspError, Neo4jError, DriverError) as error:
             failures.append(f"path search failed: {error}")
         return {"search": found, "notes": notes, "failures": failures}
@@ -169,12 +205,15 @@ def build_path_graph(parts: PathParts) -> CompiledStateGraph[Any, Any, Any, Any]
 
 def _known_topics(parts: PathParts, ids: Sequence[NodeId]) -> list[Topic]:
     """The given topic ids with their names and labels (so meta-paths can be matched to the topic's type)."""
-    return [Topic(node_id, name, label, 1.0) for node_id, name, label
-            in AdaPathCypher(parts.driver, parts.database).named_nodes(parts.branch.context.labels, ids)]
+    return [
+        Topic(node_id, name, label, 1.0)
+        for node_id, name, label in AdaPathCypher(parts.driver, parts.database).named_nodes(
+            parts.branch.context.labels, ids
+        )
+    ]
 
 
-def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str],
-                        failures: list[str]) -> list[MetaPath]:
+def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str], failures: list[str]) -> list[MetaPath]:
     table = state.get("entity_table")
     if table is None:
         notes.append("no entity table for the planner: unguided search")
@@ -193,14 +232,33 @@ def _planner_meta_paths(parts: PathParts, state: PathState, notes: list[str],
     return found
 
 
-def run_path_graph(graph: CompiledStateGraph[Any, Any, Any, Any], question: str, *,
-                   topic_ids: Sequence[NodeId] | None = None, mode: MetaPathMode = "bank",
-                   options: PathSearchOptions | None = None, exclude_bank_queries: Sequence[str] = ()) -> PathResult:
-    state: PathState = {"question": question, "topic_ids": list(topic_ids) if topic_ids else None, "mode": mode,
-                        "exclude_bank_queries": list(exclude_bank_queries), "notes": [], "failures": [],
-                        "timings_ms": {}}
+def run_path_graph(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    question: str,
+    *,
+    topic_ids: Sequence[NodeId] | None = None,
+    mode: MetaPathMode = "bank",
+    options: PathSearchOptions | None = None,
+    exclude_bank_queries: Sequence[str] = (),
+) -> PathResult:
+    state: PathState = {
+        "question": question,
+        "topic_ids": list(topic_ids) if topic_ids else None,
+        "mode": mode,
+        "exclude_bank_queries": list(exclude_bank_queries),
+        "notes": [],
+        "failures": [],
+        "timings_ms": {},
+    }
     if options is not None:
         state["options"] = options
     final = graph.invoke(state)
-    return path_result(question, final["analysis"], final.get("search"), final["answer"], final.get("notes", []),
-                       final.get("failures", []), final.get("timings_ms", {}))
+    return path_result(
+        question,
+        final["analysis"],
+        final.get("search"),
+        final["answer"],
+        final.get("notes", []),
+        final.get("failures", []),
+        final.get("timings_ms", {}),
+    )

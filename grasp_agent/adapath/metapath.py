@@ -43,16 +43,23 @@ class MetaPath:
 
     def as_lists(self) -> dict[str, list[Any]]:
         """{labels (hops + 1), relations, outgoing}: how the Path-Bank stores it and `adapath.bfs` takes it."""
-        return {"labels": [self.start_label, *(step.label for step in self.steps)],
-                "relations": [step.relation for step in self.steps], "outgoing": [step.outgoing for step in self.steps]}
+        return {
+            "labels": [self.start_label, *(step.label for step in self.steps)],
+            "relations": [step.relation for step in self.steps],
+            "outgoing": [step.outgoing for step in self.steps],
+        }
 
     @classmethod
     def from_lists(cls, labels: Sequence[str], relations: Sequence[str], outgoing: Sequence[bool]) -> MetaPath:
         if len(labels) != len(relations) + 1 or len(relations) != len(outgoing):
-            raise ValueError(f"a meta-path needs one label more than relations and one direction per relation; "
-                             f"got {list(labels)}, {list(relations)}, {list(outgoing)}")
-        steps = tuple(MetaPathStep(relation, bool(out), label)
-                      for relation, out, label in zip(relations, outgoing, labels[1:], strict=True))
+            raise ValueError(
+                f"a meta-path needs one label more than relations and one direction per relation; "
+                f"got {list(labels)}, {list(relations)}, {list(outgoing)}"
+            )
+        steps = tuple(
+            MetaPathStep(relation, bool(out), label)
+            for relation, out, label in zip(relations, outgoing, labels[1:], strict=True)
+        )
         return cls(labels[0], steps)
 
     @property

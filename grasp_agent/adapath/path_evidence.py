@@ -38,9 +38,15 @@ class EvidencePath:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> EvidencePath:
         """From an `adapath.bfs` row."""
-        return cls(tuple(record["nodeIds"]), tuple(str(name) for name in record["names"]), tuple(record["labels"]),
-                   tuple(record["relations"]), tuple(bool(out) for out in record["outgoing"]), float(record["score"]),
-                   str(record["metaPath"]))
+        return cls(
+            tuple(record["nodeIds"]),
+            tuple(str(name) for name in record["names"]),
+            tuple(record["labels"]),
+            tuple(record["relations"]),
+            tuple(bool(out) for out in record["outgoing"]),
+            float(record["score"]),
+            str(record["metaPath"]),
+        )
 
 
 def ranked_end_nodes(paths: list[EvidencePath]) -> list[NodeId]:

@@ -49,15 +49,23 @@ class PathSearchOptions:
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> PathSearchOptions:
-        values = {"bank_queries": settings.adapath_bank_queries, "meta_paths": settings.adapath_meta_paths,
-                  "beam_width": settings.adapath_beam_width, "timeout_ms": settings.adapath_timeout_ms,
-                  "scorer": settings.adapath_scorer, "llm_candidates": settings.adapath_llm_candidates}
+        values = {
+            "bank_queries": settings.adapath_bank_queries,
+            "meta_paths": settings.adapath_meta_paths,
+            "beam_width": settings.adapath_beam_width,
+            "timeout_ms": settings.adapath_timeout_ms,
+            "scorer": settings.adapath_scorer,
+            "llm_candidates": settings.adapath_llm_candidates,
+        }
         return cls(**{**values, **{key: value for key, value in overrides.items() if value is not None}})
 
     def procedure_config(self, *, meta_paths: int) -> dict[str, Any]:
         """adapath.bfs's config; guided, `limit` paths per meta-path, since they are ranked meta-path first."""
-        config: dict[str, Any] = {"beamWidth": self.beam_width, "limit": min(10_000, self.limit * max(1, meta_paths)),
-                                  "timeoutMs": self.timeout_ms}
+        config: dict[str, Any] = {
+            "beamWidth": self.beam_width,
+            "limit": min(10_000, self.limit * max(1, meta_paths)),
+            "timeoutMs": self.timeout_ms,
+        }
         if not meta_paths:
             config["maxDepth"] = self.unguided_depth
         return config
@@ -100,31 +108,62 @@ def given(meta_paths: Sequence[MetaPath]) -> list[RankedMetaPath]:
     return [RankedMetaPath(meta_path, 0.0, 0, 0, ()) for meta_path in meta_paths]
 
 
-def choose_meta_paths(driver: Driver, database: str, query_vector: Sequence[float], options: PathSearchOptions, *,
-                      hops: int | None = None, answer_label: str | None = None, start_labels: Sequence[str] = (),
-                      meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True,
-                      exclude_bank_queries: Sequence[str] = ()) -> PathSearch:
+def choose_meta_paths(
+    driver: Driver,
+    database: str,
+    query_vector: Sequence[float],
+    options: PathSearchOptions,
+    *,
+    hops: int | None = None,
+    answer_label: str | None = None,
+    start_labels: Sequence[str] = (),
+    meta_paths: Sequence[MetaPath] | None = None,
+    use_bank: bool = True,
+    exclude_bank_queries: Sequence[str] = (),
+) -> PathSearch:
     """A search with its meta-paths chosen: `meta_paths` when given (AdaPath without the bank), else the
     bank's when `use_bank` (filters relaxed as needed), else none (the unguided baseline)."""
     search = PathSearch(scorer=options.scorer)
     if meta_paths is not None:
         search.meta_paths, search.meta_path_source = given(meta_paths)[: options.meta_paths], "given"
     elif use_bank:
-        choice = relaxed_meta_paths(driver, database, query_vector, queries=options.bank_queries,
-                                    limit=options.meta_paths, hops=hops, answer_label=answer_label,
-                                    start_labels=start_labels, exclude=exclude_bank_queries)
-        search.meta_paths, search.hops_filter, search.answer_filter = choice.meta_paths, choice.hops, choice.answer_label
+        choice = relaxed_meta_paths(
+            driver,
+            database,
+            query_vector,
+            queries=options.bank_queries,
+            limit=options.meta_paths,
+            hops=hops,
+            answer_label=answer_label,
+            start_labels=start_labels,
+            exclude=exclude_bank_queries,
+        )
+        search.meta_paths, search.hops_filter, search.answer_filter = (
+            choice.meta_paths,
+            choice.hops,
+            choice.answer_label,
+        )
         search.meta_path_source = "bank" if choice.meta_paths else "none"
         if (hops, answer_label) != (choice.hops, choice.answer_label) and choice.meta_paths:
-            search.notes.append(f"no bank meta-path for hops={hops}, answer type={answer_label}; relaxed to "
-                                f"hops={choice.hops}, answer type={choice.answer_label}")
+            search.notes.append(
+                f"no bank meta-path for hops={hops}, answer type={answer_label}; relaxed to "
+                f"hops={choice.hops}, answer type={choice.answer_label}"
+            )
     if not search.meta_paths and (use_bank or meta_paths is not None):
         search.notes.append("no meta-path to follow: unguided search")
     return search
 
 
-def search_paths(driver: Driver, database: str, search: PathSearch, question: str, query_vector: Sequence[float],
-                 topic_ids: Sequence[NodeId], options: PathSearchOptions, llm: GraspLLM | None = None) -> PathSearch:
+def search_paths(
+    driver: Driver,
+    database: str,
+    search: PathSearch,
+    question: str,
+    query_vector: Sequence[float],
+    topic_ids: Sequence[NodeId],
+    options: PathSearchOptions,
+    llm: GraspLLM | None = None,
+) -> PathSearch:
     """Fills `search.paths`: unguided without meta-paths, else guided by the embedding or the LLM scorer."""
     if not topic_ids:
         raise GraspError("a path search needs at least one topic node id")
@@ -132,34 +171,74 @@ def search_paths(driver: Driver, database: str, search: PathSearch, question: st
         if llm is None:
             raise GraspError("the llm frontier scorer needs an LLM (GRASP_LLM); or use scorer='embedding'")
         scorer = LLMFrontierScorer(llm, candidates=options.llm_candidates, beam_width=min(options.beam_width, 10))
-        found = scorer.search(driver, database, question, query_vector, topic_ids,
-                              [item.meta_path for item in search.meta_paths], {"timeoutMs": options.timeout_ms})
+        found = scorer.search(
+            driver,
+            database,
+            question,
+            query_vector,
+            topic_ids,
+            [item.meta_path for item in search.meta_paths],
+            {"timeoutMs": options.timeout_ms},
+        )
         search.paths, search.truncated, search.scorer = found.paths[: options.limit], found.truncated, "llm"
-        search.notes.extend(f"LLM frontier choice failed, cosine order kept: {failure}"
-                            for failure in found.llm_failures)
+        search.notes.extend(
+            f"LLM frontier choice failed, cosine order kept: {failure}" for failure in found.llm_failures
+        )
     else:
         _run_bfs(driver, database, search, topic_ids, query_vector, options)
     return search
 
 
-def find_paths(driver: Driver, database: str, embedder: GraspEmbedder, question: str, topic_ids: Sequence[NodeId], *,
-               options: PathSearchOptions | None = None, hops: int | None = None, answer_label: str | None = None,
-               start_labels: Sequence[str] = (), meta_paths: Sequence[MetaPath] | None = None, use_bank: bool = True,
-               llm: GraspLLM | None = None) -> PathSearch:
+def find_paths(
+    driver: Driver,
+    database: str,
+    embedder: GraspEmbedder,
+    question: str,
+    topic_ids: Sequence[NodeId],
+    *,
+    options: PathSearchOptions | None = None,
+    hops: int | None = None,
+    answer_label: str | None = None,
+    start_labels: Sequence[str] = (),
+    meta_paths: Sequence[MetaPath] | None = None,
+    use_bank: bool = True,
+    llm: GraspLLM | None = None,
+) -> PathSearch:
     """Meta-paths (choose_meta_paths), then the paths from `topic_ids` (search_paths)."""
     options = options or PathSearchOptions()
     vector = embedder.embed_query(question)
-    search = choose_meta_paths(driver, database, vector, options, hops=hops, answer_label=answer_label,
-                               start_labels=start_labels, meta_paths=meta_paths, use_bank=use_bank)
+    search = choose_meta_paths(
+        driver,
+        database,
+        vector,
+        options,
+        hops=hops,
+        answer_label=answer_label,
+        start_labels=start_labels,
+        meta_paths=meta_paths,
+        use_bank=use_bank,
+    )
     return search_paths(driver, database, search, question, vector, topic_ids, options, llm)
 
 
-def _run_bfs(driver: Driver, database: str, search: PathSearch, topic_ids: Sequence[NodeId],
-             vector: Sequence[float], options: PathSearchOptions) -> None:
+def _run_bfs(
+    driver: Driver,
+    database: str,
+    search: PathSearch,
+    topic_ids: Sequence[NodeId],
+    vector: Sequence[float],
+    options: PathSearchOptions,
+) -> None:
     records = AdaPathCypher(driver, database).run(
-        "bfs", topicIds=list(topic_ids), metaPaths=[item.meta_path.as_lists() for item in search.meta_paths],
-        queryVector=list(vector), config=options.procedure_config(meta_paths=len(search.meta_paths)))
+        "bfs",
+        topicIds=list(topic_ids),
+        metaPaths=[item.meta_path.as_lists() for item in search.meta_paths],
+        queryVector=list(vector),
+        config=options.procedure_config(meta_paths=len(search.meta_paths)),
+    )
     search.scorer = "embedding"
     paths = [EvidencePath.from_record(record) for record in records]
-    search.paths = interleave_meta_paths(paths, [item.meta_path.signature for item in search.meta_paths])[: options.limit]
+    search.paths = interleave_meta_paths(paths, [item.meta_path.signature for item in search.meta_paths])[
+        : options.limit
+    ]
     search.truncated = any(bool(record["truncated"]) for record in records)

@@ -38,8 +38,9 @@ def chain(plan: Plan, start: str) -> list[Hop] | None:
     return None
 
 
-def step_readings(schema: SkbSchema, from_label: str, hop: Hop, walking_forward: bool,
-                  to_label: str | None) -> list[MetaPathStep]:
+def step_readings(
+    schema: SkbSchema, from_label: str, hop: Hop, walking_forward: bool, to_label: str | None
+) -> list[MetaPathStep]:
     """The ways to walk `hop` from a node of `from_label`: per stored pair, along or against it."""
     declared = hop.target_type if walking_forward else hop.source_type
     wanted = to_label or declared
@@ -75,4 +76,3 @@ def plan_meta_paths(plan: Plan, schema: SkbSchema, max_readings: int = MAX_READI
             variable = hop.target if forward else hop.source
         found.extend(MetaPath(anchor.type, reading) for reading in readings)
     return list(dict.fromkeys(found))
-

@@ -83,36 +83,59 @@ class LLMHopGuesser:
         self.name = llm.model_id
 
     def guess(self, question: str, labels: Sequence[str]) -> tuple[int | None, str | None]:
-        schema = {"type": "object", "additionalProperties": False, "required": ["hops", "answer_type"],
-                  "properties": {"hops": {"type": "integer", "minimum": 1, "maximum": 3},
-                                 "answer_type": {"enum": list(labels)}}}
+        schema = {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["hops", "answer_type"],
+            "properties": {
+                "hops": {"type": "integer", "minimum": 1, "maximum": 3},
+                "answer_type": {"enum": list(labels)},
+            },
+        }
         messages: list[Any] = [
-            {"role": "system", "content": (
-                "You read questions about a knowledge graph with node types " + ", ".join(labels) + ". Say how many "
-                "relations a path needs from the entity the question names to the answer (1, 2 or 3) and which "
-                "node type the answer is. Reply with JSON only.")},
-            {"role": "user", "content": question}]
+            {
+                "role": "system",
+                "content": (
+                    "You read questions about a knowledge graph with node types "
+                    + ", ".join(labels)
+                    + ". Say how many "
+                    "relations a path needs from the entity the question names to the answer (1, 2 or 3) and which "
+                    "node type the answer is. Reply with JSON only."
+                ),
+            },
+            {"role": "user", "content": question},
+        ]
         text = self._llm.complete_json(messages, schema, max_tokens=40)
         try:
-            payload = json.loads(text[text.index("{"):text.rindex("}") + 1])
+            payload = json.loads(text[text.index("{") : text.rindex("}") + 1])
         except ValueError as error:
             raise LLMError(f"hop guess is not JSON: {text[:200]!r}") from error
         hops = payload.get("hops")
         label = payload.get("answer_type")
-        return (hops if isinstance(hops, int) and 1 <= hops <= 3 else None,
-                label if isinstance(label, str) and label in labels else None)
+        return (
+            hops if isinstance(hops, int) and 1 <= hops <= 3 else None,
+            label if isinstance(label, str) and label in labels else None,
+        )
 
 
-def analyse_question(question: str, table: EntityTable | None, labels: Sequence[str], *,
-                     topic_ids: Sequence[NodeId] | None = None, hop_guesser: HopGuesser | None = None,
-                     min_link_score: float = DEFAULT_MIN_LINK_SCORE,
-                     given_topics: Sequence[Topic] | None = None) -> QuestionAnalysis:
+def analyse_question(
+    question: str,
+    table: EntityTable | None,
+    labels: Sequence[str],
+    *,
+    topic_ids: Sequence[NodeId] | None = None,
+    hop_guesser: HopGuesser | None = None,
+    min_link_score: float = DEFAULT_MIN_LINK_SCORE,
+    given_topics: Sequence[Topic] | None = None,
+) -> QuestionAnalysis:
     """Topics (given, else linked), hops and answer type. An LLM failure is a note, not an error: the
     heuristic's answer stands. `given_topics`: the given ids as found in the SKB (with names and labels)."""
     notes: list[str] = []
     if topic_ids:
         found = {topic.node_id: topic for topic in given_topics or ()}
-        topics = tuple(found.get(node_id) or Topic(node_id, str(node_id), "", 1.0) for node_id in dict.fromkeys(topic_ids))
+        topics = tuple(
+            found.get(node_id) or Topic(node_id, str(node_id), "", 1.0) for node_id in dict.fromkeys(topic_ids)
+        )
         source: TopicSource = "given"
     else:
         topics = tuple(linked_topics(table, min_link_score)) if table is not None else ()

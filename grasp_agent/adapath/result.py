@@ -45,9 +45,16 @@ class PathOut(BaseModel):
 
     @classmethod
     def of(cls, path: EvidencePath) -> PathOut:
-        return cls(node_ids=list(path.node_ids), names=list(path.names), labels=list(path.labels),
-                   relations=list(path.relations), outgoing=list(path.outgoing), score=path.score,
-                   meta_path=path.meta_path, text=path.render())
+        return cls(
+            node_ids=list(path.node_ids),
+            names=list(path.names),
+            labels=list(path.labels),
+            relations=list(path.relations),
+            outgoing=list(path.outgoing),
+            score=path.score,
+            meta_path=path.meta_path,
+            text=path.render(),
+        )
 
 
 class AnswerOut(BaseModel):
@@ -83,17 +90,41 @@ class PathResult(BaseModel):
         return list(dict.fromkeys(path.node_ids[-1] for path in self.paths))
 
 
-def path_result(question: str, analysis: QuestionAnalysis, search: PathSearch | None, answer: PathAnswer,
-                notes: list[str], failures: list[str], timings_ms: dict[str, float]) -> PathResult:
+def path_result(
+    question: str,
+    analysis: QuestionAnalysis,
+    search: PathSearch | None,
+    answer: PathAnswer,
+    notes: list[str],
+    failures: list[str],
+    timings_ms: dict[str, float],
+) -> PathResult:
     topics = [TopicOut(node_id=t.node_id, name=t.name, label=t.label, score=t.score) for t in analysis.topics]
-    meta_paths = [MetaPathOut(signature=m.meta_path.signature, hops=m.meta_path.hops, vote=m.vote, voters=m.voters,
-                              support=m.support) for m in (search.meta_paths if search else [])]
+    meta_paths = [
+        MetaPathOut(
+            signature=m.meta_path.signature, hops=m.meta_path.hops, vote=m.vote, voters=m.voters, support=m.support
+        )
+        for m in (search.meta_paths if search else [])
+    ]
     return PathResult(
-        question=question, topics=topics, topic_source=analysis.topic_source, hops=analysis.hops,
-        answer_type=analysis.answer_label, meta_path_source=search.meta_path_source if search else "none",
-        meta_paths=meta_paths, paths=[PathOut.of(path) for path in (search.paths if search else [])],
+        question=question,
+        topics=topics,
+        topic_source=analysis.topic_source,
+        hops=analysis.hops,
+        answer_type=analysis.answer_label,
+        meta_path_source=search.meta_path_source if search else "none",
+        meta_paths=meta_paths,
+        paths=[PathOut.of(path) for path in (search.paths if search else [])],
         scorer=search.scorer if search else "none",
-        answer=AnswerOut(text=answer.text, node_id=answer.node_id, source=answer.source,
-                         supporting_paths=list(answer.supporting), failure=answer.failure),
+        answer=AnswerOut(
+            text=answer.text,
+            node_id=answer.node_id,
+            source=answer.source,
+            supporting_paths=list(answer.supporting),
+            failure=answer.failure,
+        ),
         truncated=bool(search and search.truncated),
-        notes=[*analysis.notes, *(search.notes if search else []), *notes], failures=failures, timings_ms=timings_ms)
+        notes=[*analysis.notes, *(search.notes if search else []), *notes],
+        failures=failures,
+        timings_ms=timings_ms,
+    )

@@ -27,5 +27,8 @@ class AdaPathCypher:
     def named_nodes(self, labels: Sequence[str], ids: Sequence[Any]) -> list[tuple[Any, str, str]]:
         """(id, name, label) of the nodes with these SKB ids, one label at a time (each lookup uses that label's
         id index; ids are unique per label, not across labels)."""
-        return [(row["id"], str(row["name"]), label) for label in labels
-                for row in self.run("node_names", {"label": label}, ids=list(ids))]
+        return [
+            (row["id"], str(row["name"]), label)
+            for label in labels
+            for row in self.run("node_names", {"label": label}, ids=list(ids))
+        ]

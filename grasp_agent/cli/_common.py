@@ -53,8 +53,10 @@ class DeviceChoice(str, Enum):
     CUDA = "cuda"
 
 
-PLANNER_HELP = ("heuristic, llm (the configured GRASP_LLM) or pathbank (routes from the Path-Bank); "
-                "default: GRASP_PLANNER. --heuristic is short for --planner heuristic.")
+PLANNER_HELP = (
+    "heuristic, llm (the configured GRASP_LLM) or pathbank (routes from the Path-Bank); "
+    "default: GRASP_PLANNER. --heuristic is short for --planner heuristic."
+)
 
 
 def planner_name(planner: PlannerChoice | None, heuristic: bool) -> PlannerName | None:
@@ -116,11 +118,15 @@ def friendly_errors(command: Callable[P, R]) -> Callable[P, R]:
         except GraspError as error:
             fail(str(error), ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
         except Neo4jError as error:  # a query the server refused: show its own words
-            fail(f"Neo4j refused a query: {error.message} ({error.code})",
-                 ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
+            fail(
+                f"Neo4j refused a query: {error.message} ({error.code})",
+                ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR,
+            )
         except DriverError as error:
-            fail(f"lost the connection to Neo4j: {error}",
-                 ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR)
+            fail(
+                f"lost the connection to Neo4j: {error}",
+                ExitCode.DATABASE_UNREACHABLE if isinstance(error, _UNREACHABLE) else ExitCode.ERROR,
+            )
 
     return wrapper
 

@@ -35,7 +35,9 @@ def build_bank_command(
     queries: Path = typer.Option(..., "--queries", help="Query file with topic_ids (e.g. docs/eval/hpo_bench.jsonl)."),
     split: str = typer.Option("train", "--split", help="The split whose queries feed the bank."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries of the split."),
-    corridor: int = typer.Option(200, "--corridor", min=1, help="Corridor size: nodes kept by PPR(topic) x PPR(answer)."),
+    corridor: int = typer.Option(
+        200, "--corridor", min=1, help="Corridor size: nodes kept by PPR(topic) x PPR(answer)."
+    ),
     paths: int = typer.Option(3, "--paths", min=1, help="Yen's k: paths per topic-answer pair."),
     force: bool = typer.Option(False, "--force", help="Clear the bank first (also a bank of another load)."),
 ) -> None:
@@ -54,13 +56,19 @@ def build_bank_command(
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         fingerprint = completed_load(driver, settings.neo4j_database, schema.name).fingerprint
-        summary = build_bank(driver, settings.neo4j_database, schema, fingerprint, make_embedder(settings), chosen,
-                             config, rebuild=force)
+        summary = build_bank(
+            driver, settings.neo4j_database, schema, fingerprint, make_embedder(settings), chosen, config, rebuild=force
+        )
     table = Table("what", "value", title=f"Path-Bank of '{schema.name}' from {queries.name} ({split})")
-    for name, value in (("queries", summary.queries), ("searched now", summary.built),
-                        ("already in the bank", summary.already_stored), ("without topic ids", summary.without_topic),
-                        ("without a path", summary.without_paths), ("distinct meta-paths", summary.meta_paths),
-                        ("query -> meta-path links", summary.uses)):
+    for name, value in (
+        ("queries", summary.queries),
+        ("searched now", summary.built),
+        ("already in the bank", summary.already_stored),
+        ("without topic ids", summary.without_topic),
+        ("without a path", summary.without_paths),
+        ("distinct meta-paths", summary.meta_paths),
+        ("query -> meta-path links", summary.uses),
+    ):
         table.add_row(name, f"{value:,}")
     table.add_row("seconds per query (median / p95)", f"{summary.median_seconds:.2f} / {summary.p95_seconds:.2f}")
     console.print(table)
@@ -91,20 +99,35 @@ def profile(
         schema = read_skb_context(driver, settings.neo4j_database).schema
         with PathBankBuilder(driver, settings.neo4j_database, schema, make_embedder(settings), BankConfig()) as builder:
             result = CostProfiler(builder).profile(
-                [(query.id, BankQuery(query.text, query.topic_ids, query.answer_ids)) for query in chosen])
+                [(query.id, BankQuery(query.text, query.topic_ids, query.answer_ids)) for query in chosen]
+            )
     summary = result.summary()
-    table = Table("side", "time median / p95 (s)", "Yen memory median / p95 (KiB)", "projection median (MiB)",
-                  "relationships (median)", "paths", title=f"Yen cost, {len(result.queries)} queries of "
-                  f"{queries.name} ({split}); {result.skipped} skipped")
+    table = Table(
+        "side",
+        "time median / p95 (s)",
+        "Yen memory median / p95 (KiB)",
+        "projection median (MiB)",
+        "relationships (median)",
+        "paths",
+        title=f"Yen cost, {len(result.queries)} queries of {queries.name} ({split}); {result.skipped} skipped",
+    )
     for side, values in summary.items():
-        table.add_row(side, f"{values['seconds_median']:.3f} / {values['seconds_p95']:.3f}",
-                      f"{values['yen_kib_median']:,.1f} / {values['yen_kib_p95']:,.1f}",
-                      f"{values['graph_mib_median']:.1f}", f"{values['relationships_median']:,.0f}",
-                      f"{values['paths_total']:,.0f}")
+        table.add_row(
+            side,
+            f"{values['seconds_median']:.3f} / {values['seconds_p95']:.3f}",
+            f"{values['yen_kib_median']:,.1f} / {values['yen_kib_p95']:,.1f}",
+            f"{values['graph_mib_median']:.1f}",
+            f"{values['relationships_median']:,.0f}",
+            f"{values['paths_total']:,.0f}",
+        )
     console.print(table)
     if json_out is not None:
-        json_out.write_text(json.dumps({"summary": summary, "skipped": result.skipped,
-                                        "queries": [asdict(query) for query in result.queries]}, indent=1))
+        json_out.write_text(
+            json.dumps(
+                {"summary": summary, "skipped": result.skipped, "queries": [asdict(query) for query in result.queries]},
+                indent=1,
+            )
+        )
         console.print(f"written: {json_out}", highlight=False)
 
 
@@ -112,10 +135,16 @@ def profile(
 @friendly_errors
 def ask(
     question: str = typer.Argument(..., help="The question."),
-    topic: list[str] = typer.Option(None, "--topic", help="A topic node's SKB id (the path start); repeatable. "
-                                    "Default: the question's best-linked anchors."),
-    meta_paths: MetaPathChoice = typer.Option(MetaPathChoice.BANK, "--meta-paths", help="bank (Path-Bank), planner "
-                                              "(read off the GRASP plan) or none (unguided)."),
+    topic: list[str] = typer.Option(
+        None,
+        "--topic",
+        help="A topic node's SKB id (the path start); repeatable. Default: the question's best-linked anchors.",
+    ),
+    meta_paths: MetaPathChoice = typer.Option(
+        MetaPathChoice.BANK,
+        "--meta-paths",
+        help="bank (Path-Bank), planner (read off the GRASP plan) or none (unguided).",
+    ),
     scorer: ScorerChoice = typer.Option(None, "--scorer", help="embedding or llm (default: GRASP_ADAPATH_SCORER)."),
     k: int = typer.Option(10, "--k", "-k", min=1, help="Paths to show."),
 ) -> None:
@@ -133,17 +162,21 @@ def ask(
         with open_driver(settings) as driver:
             parts = assemble_path_parts(driver, settings, make_embedder(settings), llm)
             options = PathSearchOptions.from_settings(settings, scorer=scorer.value if scorer else None)
-            result = run_path_graph(build_path_graph(parts), question, topic_ids=topic or None,
-                                    mode=meta_paths.value, options=options)
+            result = run_path_graph(
+                build_path_graph(parts), question, topic_ids=topic or None, mode=meta_paths.value, options=options
+            )
     finally:
         if llm is not None:
             llm.close()
     topics = ", ".join(f"{t.name} ({t.label or '?'} {t.node_id}, {t.score:.2f})" for t in result.topics) or "none"
-    console.print(f"topics ({result.topic_source}): {topics}; hops {result.hops or '?'}; "
-                  f"answer type {result.answer_type or '?'}", highlight=False)
+    console.print(
+        f"topics ({result.topic_source}): {topics}; hops {result.hops or '?'}; answer type {result.answer_type or '?'}",
+        highlight=False,
+    )
     if result.meta_paths:
-        table = Table("meta-path", "vote", "similar queries", "support",
-                      title=f"Meta-paths ({result.meta_path_source})")
+        table = Table(
+            "meta-path", "vote", "similar queries", "support", title=f"Meta-paths ({result.meta_path_source})"
+        )
         for item in result.meta_paths:
             table.add_row(item.signature, f"{item.vote:.2f}", str(item.voters), str(item.support))
         console.print(table)
@@ -154,8 +187,10 @@ def ask(
         paths.add_row(str(number), path.text, f"{path.score:.3f}", path.meta_path)
     console.print(paths)
     answer = result.answer
-    console.print(f"answer ({answer.source}): {answer.text or '-'}" + (f" [{answer.node_id}]" if answer.node_id else ""),
-                  highlight=False)
+    console.print(
+        f"answer ({answer.source}): {answer.text or '-'}" + (f" [{answer.node_id}]" if answer.node_id else ""),
+        highlight=False,
+    )
     for failure in result.failures:
         console.print(f"[red]failed:[/] {failure}", highlight=False)
     for note in result.notes + ([answer.failure] if answer.failure else []):

@@ -23,8 +23,9 @@ ANCHORS_OUT = typer.Option(None, "--anchors-out", help="Also write each query's 
 
 
 @friendly_errors
-def build_hpo(out: Path = OUT, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
-              anchors_out: Path = ANCHORS_OUT) -> None:
+def build_hpo(
+    out: Path = OUT, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET, anchors_out: Path = ANCHORS_OUT
+) -> None:
     """STaRK-style HPO queries: 1-3 hop templates at explicit/implicit/bare levels, exact answer sets (1..20)."""
     from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark, write_benchmark
     from grasp_agent.skb.hpo import HpoSource
@@ -58,10 +59,17 @@ def _show_counts(rows: list[tuple[str, int, str, str]]) -> None:
 
 def _show_answers(rows: list[tuple[int, int]]) -> None:
     """How many queries have 1, 2-3, 4-5, 6-10 and 11-20 answers, per hop count."""
-    table = Table("hops", *[str(low) if low == high else f"{low}-{high}" for low, high in _ANSWER_BINS], "mean",
-                  title="answers per query")
+    table = Table(
+        "hops",
+        *[str(low) if low == high else f"{low}-{high}" for low, high in _ANSWER_BINS],
+        "mean",
+        title="answers per query",
+    )
     for hops in sorted({hops for hops, _ in rows}):
         sizes = [size for of, size in rows if of == hops]
-        table.add_row(str(hops), *[str(sum(low <= size <= high for size in sizes)) for low, high in _ANSWER_BINS],
-                      f"{sum(sizes) / len(sizes):.1f}")
+        table.add_row(
+            str(hops),
+            *[str(sum(low <= size <= high for size in sizes)) for low, high in _ANSWER_BINS],
+            f"{sum(sizes) / len(sizes):.1f}",
+        )
     console.print(table)

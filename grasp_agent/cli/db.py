@@ -46,10 +46,14 @@ def start_server(settings: Settings) -> None:
     with console.status(f"Starting Neo4j instance '{settings.instance}'"):
         outcome = server.start()
     if outcome.already_running:
-        console.print(f"Neo4j instance '{settings.instance}' is already running (pid {outcome.pid}) at {settings.bolt_uri}.")
+        console.print(
+            f"Neo4j instance '{settings.instance}' is already running (pid {outcome.pid}) at {settings.bolt_uri}."
+        )
     else:
-        console.print(f"Started Neo4j instance '{settings.instance}' (pid {outcome.pid}) in {outcome.seconds:.1f} s "
-                      f"at {settings.bolt_uri}.")
+        console.print(
+            f"Started Neo4j instance '{settings.instance}' (pid {outcome.pid}) in {outcome.seconds:.1f} s "
+            f"at {settings.bolt_uri}."
+        )
     with open_driver(settings) as driver:
         apply_schema(driver, settings.neo4j_database)
 
@@ -62,6 +66,7 @@ def build(
 ) -> None:
     """Assemble the Neo4j runtime (server, Browser, APOC, GDS, grasp plugin) with Maven."""
     settings = load_settings()
+
     def show(line: str) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
@@ -91,8 +96,9 @@ def stop() -> None:
 
 @app.command()
 @friendly_errors
-def status(as_json: bool = typer.Option(False, "--json", help="Print the state and versions as one JSON object.")
-           ) -> None:
+def status(
+    as_json: bool = typer.Option(False, "--json", help="Print the state and versions as one JSON object."),
+) -> None:
     """Whether the server runs, where, and the versions of Neo4j, GDS, APOC and the grasp plugin; exits 3 when
     the local instance is not running."""
     settings = load_settings()
@@ -110,8 +116,16 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print the state a
         versions = read_versions(driver, settings.neo4j_database)
     if as_json:
         browser = {"browser_url": settings.browser_url, "password_file": str(settings.password_file)}
-        print_json({"state": state.value, **where, "neo4j": versions.neo4j, "edition": versions.edition,
-                    "plugins": versions.plugins, **(browser if state is ServerState.RUNNING else {})})
+        print_json(
+            {
+                "state": state.value,
+                **where,
+                "neo4j": versions.neo4j,
+                "edition": versions.edition,
+                "plugins": versions.plugins,
+                **(browser if state is ServerState.RUNNING else {}),
+            }
+        )
         return
     where_text = "external server" if state is ServerState.EXTERNAL else f"instance '{settings.instance}'"
     console.print(f"Neo4j {versions.neo4j} ({versions.edition}) running: {where_text} at {settings.bolt_uri}")
@@ -168,8 +182,9 @@ def smoke() -> None:
     with open_driver(settings) as driver:
         report = run_smoke(driver, settings.neo4j_database)
     top_id, top_score = report.vector_hits[0]
-    console.print(f"vector index: nearest to the query vector is '{top_id}' "
-                  f"(index score {top_score:.3f}, i.e. (1 + cosine) / 2)")
+    console.print(
+        f"vector index: nearest to the query vector is '{top_id}' (index score {top_score:.3f}, i.e. (1 + cosine) / 2)"
+    )
     ranked = ", ".join(f"{node}={score:.3f}" for node, score in report.pagerank)
     console.print(f"GDS personalized PageRank from '{PAGERANK_SOURCE}': {ranked}")
     console.print(f"APOC {report.apoc_version}")

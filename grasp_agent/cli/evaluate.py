@@ -26,10 +26,14 @@ if TYPE_CHECKING:
     from grasp_agent.evaluation.session import EvaluationOutcome
 
 QUERIES_HELP = "JSONL ({id, query, answer_ids}) or STaRK's QA CSV."
-JSON_HELP = ("Print the report (results.json's content) as one JSON object on stdout; the files are written all the "
-             "same, progress and messages go to stderr.")
-app = typer.Typer(help="Evaluate systems side by side (`grasp eval --queries F`), or re-score saved runs "
-                  "(`grasp eval score --runs DIR --queries F`).")
+JSON_HELP = (
+    "Print the report (results.json's content) as one JSON object on stdout; the files are written all the "
+    "same, progress and messages go to stderr."
+)
+app = typer.Typer(
+    help="Evaluate systems side by side (`grasp eval --queries F`), or re-score saved runs "
+    "(`grasp eval score --runs DIR --queries F`)."
+)
 
 
 @app.callback(invoke_without_command=True)
@@ -38,21 +42,29 @@ def evaluate(
     ctx: typer.Context,
     queries: Path = typer.Option(None, "--queries", help=QUERIES_HELP + " Required."),
     split: str = typer.Option(None, "--split", help="Only this split (test, valid/val, train)."),
-    systems: str = typer.Option("bm25,vss,hybrid,text,graph,grasp,grasp+rerank", "--systems",
-                                help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank, "
-                                "adapath, adapath-unguided, adapath-nobank (adapath needs a Path-Bank)."),
+    systems: str = typer.Option(
+        "bm25,vss,hybrid,text,graph,grasp,grasp+rerank",
+        "--systems",
+        help="Comma-separated: bm25, vss, hybrid, text, graph, grasp, grasp+rerank, "
+        "adapath, adapath-unguided, adapath-nobank (adapath needs a Path-Bank).",
+    ),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N queries (after --split)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Folder for results.json, report.md and plots."),
-    fusion: FusionChoice = typer.Option(None, "--fusion", help="Static or dynamic RRF for grasp (default: "
-                                        "GRASP_FUSION)."),
+    fusion: FusionChoice = typer.Option(
+        None, "--fusion", help="Static or dynamic RRF for grasp (default: GRASP_FUSION)."
+    ),
     planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
     heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
     leave_template_out: bool = typer.Option(
-        False, "--leave-template-out", help="Hide each query's own template from the Path-Bank (its training queries "
+        False,
+        "--leave-template-out",
+        help="Hide each query's own template from the Path-Bank (its training queries "
         "neither vote nor count among the nearest), for AdaPath and the pathbank planner alike, as if the bank had "
-        "never seen that kind of question."),
-    allow_missing: bool = typer.Option(False, "--allow-missing",
-                                       help="Run even when some queries have no answer node in the loaded SKB."),
+        "never seen that kind of question.",
+    ),
+    allow_missing: bool = typer.Option(
+        False, "--allow-missing", help="Run even when some queries have no answer node in the loaded SKB."
+    ),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hit@1, Hit@5, R@20, R@50, MRR and latency per system, with breakdowns and paired significance; the runs
@@ -63,9 +75,18 @@ def evaluate(
         raise typer.BadParameter("--queries is required: the query file to evaluate on")
     from grasp_agent.evaluation.session import EvaluationRequest, prepare_evaluation, run_evaluation
 
-    prepared = prepare_evaluation(EvaluationRequest(
-        queries, tuple(name.strip() for name in systems.split(",") if name.strip()), split, limit,
-        fusion.value if fusion else None, planner_name(planner, heuristic), leave_template_out, allow_missing))
+    prepared = prepare_evaluation(
+        EvaluationRequest(
+            queries,
+            tuple(name.strip() for name in systems.split(",") if name.strip()),
+            split,
+            limit,
+            fusion.value if fusion else None,
+            planner_name(planner, heuristic),
+            leave_template_out,
+            allow_missing,
+        )
+    )
     outcome = run_evaluation(prepared, load_settings(), out, progress=True)
     show_outcome(outcome, as_json)
     (errors if as_json else console).print(f"runs: {outcome.runs_dir}", highlight=False)
@@ -88,8 +109,9 @@ def score(
 
 def show_outcome(outcome: EvaluationOutcome, as_json: bool) -> None:
     """Where the report went (on stderr with --json), then the report: as JSON on stdout, or as a table."""
-    (errors if as_json else console).print("written: " + ", ".join(str(path) for path in outcome.written.files),
-                                           highlight=False)
+    (errors if as_json else console).print(
+        "written: " + ", ".join(str(path) for path in outcome.written.files), highlight=False
+    )
     if as_json:
         print_json(outcome.written.document)
     else:
@@ -97,13 +119,25 @@ def show_outcome(outcome: EvaluationOutcome, as_json: bool) -> None:
 
 
 def show(report: EvaluationReport, wall: float, queries: int) -> None:
-    table = Table("system", "H@1", "H@5", "R@20", "MRR", "mean ms", "p50", "p95", "fail",
-                  title=f"{queries} queries, {wall:.0f} s")
+    table = Table(
+        "system", "H@1", "H@5", "R@20", "MRR", "mean ms", "p50", "p95", "fail", title=f"{queries} queries, {wall:.0f} s"
+    )
     for s in report.scores:
-        table.add_row(s.system, f"{s.hit_at_1:.3f}", f"{s.hit_at_5:.3f}", f"{s.recall_at_20:.3f}", f"{s.mrr:.3f}",
-                      f"{s.latency_mean_ms:.0f}", f"{s.latency_p50_ms:.0f}", f"{s.latency_p95_ms:.0f}", str(s.failures))
+        table.add_row(
+            s.system,
+            f"{s.hit_at_1:.3f}",
+            f"{s.hit_at_5:.3f}",
+            f"{s.recall_at_20:.3f}",
+            f"{s.mrr:.3f}",
+            f"{s.latency_mean_ms:.0f}",
+            f"{s.latency_p50_ms:.0f}",
+            f"{s.latency_p95_ms:.0f}",
+            str(s.failures),
+        )
     console.print(table)
     for c in report.comparisons:
-        console.print(f"{c.a} vs {c.b}: Hit@1 {c.hit1_a:.3f} vs {c.hit1_b:.3f} (McNemar p {c.mcnemar_p:.4f}); "
-                      f"MRR {c.mrr_delta:+.3f} [{c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}] (bootstrap p {c.bootstrap_p:.4f})",
-                      highlight=False)
+        console.print(
+            f"{c.a} vs {c.b}: Hit@1 {c.hit1_a:.3f} vs {c.hit1_b:.3f} (McNemar p {c.mcnemar_p:.4f}); "
+            f"MRR {c.mrr_delta:+.3f} [{c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}] (bootstrap p {c.bootstrap_p:.4f})",
+            highlight=False,
+        )

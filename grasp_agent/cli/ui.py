@@ -15,8 +15,10 @@ LOCALHOST = "127.0.0.1"
 def check_host(host: str, expose: bool) -> None:
     """Refuse a non-loopback address unless exposing was asked for: the demo has no login."""
     if not expose and not is_loopback(host):
-        raise GraspError(f"--host {host} would serve the demo (which has no login) beyond this machine; "
-                         "allowed without --expose: 127.0.0.1, ::1, localhost. Add --expose to bind it anyway.")
+        raise GraspError(
+            f"--host {host} would serve the demo (which has no login) beyond this machine; "
+            "allowed without --expose: 127.0.0.1, ::1, localhost. Add --expose to bind it anyway."
+        )
 
 
 def launch_ui(settings: Settings, host: str = LOCALHOST, port: int = DEFAULT_PORT) -> None:

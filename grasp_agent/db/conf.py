@@ -73,9 +73,11 @@ def render_conf(settings: Settings, memory: MemoryPlan) -> str:
 def render_apoc_conf(settings: Settings) -> str:
     """apoc.conf: file import/export off (APOC's defaults, stated so a copied config cannot turn them on)."""
     enabled = "true" if settings.allow_url_loads else "false"
-    return ("# Written by `grasp db start`: GRASP_ALLOW_URL_LOADS=true allows imports from files and URLs.\n"
-            f"apoc.import.file.enabled={enabled}\n"
-            "apoc.export.file.enabled=false\n")
+    return (
+        "# Written by `grasp db start`: GRASP_ALLOW_URL_LOADS=true allows imports from files and URLs.\n"
+        f"apoc.import.file.enabled={enabled}\n"
+        "apoc.export.file.enabled=false\n"
+    )
 
 
 def java_command(java: Path, settings: Settings, memory: MemoryPlan) -> list[str]:

@@ -18,9 +18,13 @@ def open_driver(settings: Settings, *, auth: tuple[str, str] | None = None) -> D
     # warnings on every query; grasp reports problems itself.
     # Retries are bounded (the driver's default is 30 s per transaction): a search with the server gone must
     # come back with its text answer in seconds, and a real transient error is retried within that time.
-    driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10.0,
-                                  max_transaction_retry_time=settings.neo4j_retry_s,
-                                  notifications_min_severity="OFF")
+    driver = GraphDatabase.driver(
+        uri,
+        auth=(user, password),
+        connection_timeout=10.0,
+        max_transaction_retry_time=settings.neo4j_retry_s,
+        notifications_min_severity="OFF",
+    )
     try:
         driver.verify_connectivity()
     except AuthError as error:

@@ -101,9 +101,10 @@ def _run_maven(settings: Settings, runtime_dir: Path, run_tests: bool, on_line: 
     if settings.java_home is not None:
         env["JAVA_HOME"] = str(settings.java_home)
     log.info("building the Neo4j runtime: %s", " ".join(command))
-    with build_log.open("w") as sink, subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    ) as maven:
+    with (
+        build_log.open("w") as sink,
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as maven,
+    ):
         assert maven.stdout is not None  # guaranteed by stdout=PIPE
         for line in maven.stdout:
             sink.write(line)
@@ -111,5 +112,6 @@ def _run_maven(settings: Settings, runtime_dir: Path, run_tests: bool, on_line: 
                 on_line(line.rstrip())
     if maven.returncode != 0:
         tail = "".join(build_log.read_text().splitlines(keepends=True)[-25:])
-        raise RuntimeBuildError(f"Maven build of the Neo4j runtime failed (exit {maven.returncode}); "
-                                f"full log: {build_log}\n{tail}")
+        raise RuntimeBuildError(
+            f"Maven build of the Neo4j runtime failed (exit {maven.returncode}); full log: {build_log}\n{tail}"
+        )

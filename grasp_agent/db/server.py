@@ -152,11 +152,16 @@ class LocalServer:
                 )
             return
         # Note: neo4j-admin takes the password as an argument; it is visible to local `ps` for well under a second.
-        password = read_password_file(password_file) if password_file.exists() else generate_password_file(password_file)
+        password = (
+            read_password_file(password_file) if password_file.exists() else generate_password_file(password_file)
+        )
         env = {**os.environ, "NEO4J_HOME": str(self.dir), "NEO4J_CONF": str(self.dir / "conf")}
         result = subprocess.run(
             admin_command(java, self.settings, "dbms", "set-initial-password", password),
-            env=env, capture_output=True, text=True, check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if result.returncode != 0:
             raise ServerStartError(f"neo4j-admin set-initial-password failed: {result.stdout}{result.stderr}")
@@ -165,7 +170,9 @@ class LocalServer:
         deadline = started + self.settings.start_timeout_s
         while time.monotonic() < deadline:
             if process is not None and process.poll() is not None:
-                raise ServerStartError(f"Neo4j exited with code {process.returncode} while starting.\n{self._log_tail()}")
+                raise ServerStartError(
+                    f"Neo4j exited with code {process.returncode} while starting.\n{self._log_tail()}"
+                )
             try:
                 with open_driver(self.settings):
                     return
@@ -190,7 +197,9 @@ class LocalServer:
     def stop(self) -> StopOutcome:
         """SIGTERM (Neo4j's clean shutdown), then SIGKILL after a grace period; no JVM is left behind."""
         if self.settings.uses_external_server:
-            raise ConfigError(f"GRASP_NEO4J_URI is set ({self.settings.neo4j_uri}): grasp does not stop external servers")
+            raise ConfigError(
+                f"GRASP_NEO4J_URI is set ({self.settings.neo4j_uri}): grasp does not stop external servers"
+            )
         started = time.monotonic()
         pid = self.pid()
         if pid is None:

@@ -51,8 +51,9 @@ def _number(value: object) -> float:
     return float(value)
 
 
-def personalized_pagerank(links: tuple[tuple[str, str], ...], source: str, damping: float = 0.85,
-                          iterations: int = 200) -> dict[str, float]:
+def personalized_pagerank(
+    links: tuple[tuple[str, str], ...], source: str, damping: float = 0.85, iterations: int = 200
+) -> dict[str, float]:
     """Reference PageRank on the undirected graph, teleporting to `source` only, unnormalized as GDS reports it:
     score(v) = (1 - damping) * [v == source] + damping * sum over neighbours u of score(u) / degree(u)."""
     neighbours: dict[str, list[str]] = {}
@@ -83,22 +84,28 @@ def run_smoke(driver: Driver, database: str) -> SmokeReport:
     run("merge_links", links=[list(link) for link in LINKS])
     run("await_indexes", timeout_s=120)
 
-    hits = [(str(row["id"]), _number(row["score"])) for row in run("vector_query", k=2, vector=_unit([0.9, 0.1, 0.0, 0.0]))]
+    hits = [
+        (str(row["id"]), _number(row["score"])) for row in run("vector_query", k=2, vector=_unit([0.9, 0.1, 0.0, 0.0]))
+    ]
     if not hits or hits[0][0] != "a":
         raise SmokeCheckError(f"vector index search for a vector near 'a' returned {hits}; expected 'a' first")
 
     run("gds_drop", graph=GDS_GRAPH)
     projected = run("gds_project", graph=GDS_GRAPH)[0]
     try:
-        ranks = [(str(row["id"]), _number(row["score"]))
-                 for row in run("gds_personalized_pagerank", graph=GDS_GRAPH, source_id=PAGERANK_SOURCE)]
+        ranks = [
+            (str(row["id"]), _number(row["score"]))
+            for row in run("gds_personalized_pagerank", graph=GDS_GRAPH, source_id=PAGERANK_SOURCE)
+        ]
     finally:
         run("gds_drop", graph=GDS_GRAPH)
     expected = personalized_pagerank(LINKS, PAGERANK_SOURCE)
     off = {node: score for node, score in ranks if abs(score - expected.get(node, -1.0)) > 1e-3}
     if projected["nodeCount"] != len(ITEMS) or len(ranks) != len(ITEMS) or off:
-        raise SmokeCheckError(f"GDS personalized PageRank from '{PAGERANK_SOURCE}' gave {ranks}; "
-                              f"the reference computation gives {sorted(expected.items())}")
+        raise SmokeCheckError(
+            f"GDS personalized PageRank from '{PAGERANK_SOURCE}' gave {ranks}; "
+            f"the reference computation gives {sorted(expected.items())}"
+        )
 
     apoc = run("apoc_version")[0]["version"]
     return SmokeReport(vector_hits=hits, pagerank=ranks, apoc_version=str(apoc))

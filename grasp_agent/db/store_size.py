@@ -20,8 +20,10 @@ class StoreSize:
 
 def store_size(settings: Settings) -> StoreSize:
     data = settings.instance_dir / "data"
-    return StoreSize(_folder_bytes(data / "databases" / settings.neo4j_database),
-                     _folder_bytes(data / "transactions" / settings.neo4j_database))
+    return StoreSize(
+        _folder_bytes(data / "databases" / settings.neo4j_database),
+        _folder_bytes(data / "transactions" / settings.neo4j_database),
+    )
 
 
 def _folder_bytes(folder: Path) -> int:

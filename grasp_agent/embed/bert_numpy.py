@@ -92,10 +92,14 @@ class _LayerNames:
     attn_norm: str
 
 
-_BERT_NAMES = _LayerNames(("attention.self.query", "attention.self.key", "attention.self.value"),
-                          "attention.output.dense", "attention.output.LayerNorm")
-_MPNET_NAMES = _LayerNames(("attention.attn.q", "attention.attn.k", "attention.attn.v"),
-                           "attention.attn.o", "attention.LayerNorm")
+_BERT_NAMES = _LayerNames(
+    ("attention.self.query", "attention.self.key", "attention.self.value"),
+    "attention.output.dense",
+    "attention.output.LayerNorm",
+)
+_MPNET_NAMES = _LayerNames(
+    ("attention.attn.q", "attention.attn.k", "attention.attn.v"), "attention.attn.o", "attention.LayerNorm"
+)
 
 
 def _layer_weights(source: _TensorSource, index: int, names: _LayerNames) -> LayerWeights:
@@ -149,8 +153,10 @@ def _check_shapes(weights: EncoderWeights, path: Path) -> None:
             f"config.json says {expected}"
         )
     if weights.layers[0].up_t.shape != (config.hidden_size, config.intermediate_size):
-        raise EmbeddingError(f"weights {path}: feed-forward shape {weights.layers[0].up_t.shape} does not match "
-                             f"config.json ({config.hidden_size}, {config.intermediate_size})")
+        raise EmbeddingError(
+            f"weights {path}: feed-forward shape {weights.layers[0].up_t.shape} does not match "
+            f"config.json ({config.hidden_size}, {config.intermediate_size})"
+        )
 
 
 def relative_position_buckets(length: int, num_buckets: int, max_distance: int = 128) -> np.ndarray:

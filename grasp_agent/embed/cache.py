@@ -47,8 +47,9 @@ class CachedEmbedder(GraspEmbedder):
     inner embedder; their hits are not copied into the cache file (the pack stays the one copy).
     """
 
-    def __init__(self, inner: GraspEmbedder, path: Path, *, write_every: int = 1024,
-                 packs: PackShelf | None = None) -> None:
+    def __init__(
+        self, inner: GraspEmbedder, path: Path, *, write_every: int = 1024, packs: PackShelf | None = None
+    ) -> None:
         super().__init__()
         if write_every < 1:
             raise EmbeddingError(f"write_every {write_every} is not allowed; allowed: >= 1")
@@ -148,8 +149,10 @@ class CachedEmbedder(GraspEmbedder):
         packed = {key: vectors[text] for key, text in missing.items() if text in vectors}
         sample = next(iter(packed.values()), None)
         if sample is not None and sample.shape != (self._inner.dimension,):
-            raise EmbeddingError(f"vector pack for {model_id!r} in {self._packs.directory} holds {sample.shape} "
-                                 f"vectors; the model gives {self._inner.dimension} dimensions")
+            raise EmbeddingError(
+                f"vector pack for {model_id!r} in {self._packs.directory} holds {sample.shape} "
+                f"vectors; the model gives {self._inner.dimension} dimensions"
+            )
         return packed
 
     def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:

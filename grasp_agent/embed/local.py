@@ -29,8 +29,9 @@ def load_encoder(model_dir: Path, backend: EmbedBackend, models_cache_dir: Path 
         raise EmbeddingError(f"embedding backend {backend!r} is not available; allowed: {list(EMBED_BACKENDS)}")
     from grasp_agent.embed.onnx_encoder import load_onnx_encoder
 
-    return load_onnx_encoder(model_dir, "int8" if backend == "onnx-int8" else "fp32",
-                             models_cache_dir or default_models_cache_dir())
+    return load_onnx_encoder(
+        model_dir, "int8" if backend == "onnx-int8" else "fp32", models_cache_dir or default_models_cache_dir()
+    )
 
 
 class LocalEmbedder(GraspEmbedder):

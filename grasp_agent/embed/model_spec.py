@@ -113,8 +113,10 @@ def _check_modules(model_dir: Path) -> None:
     if types not in allowed:
         raise EmbeddingError(f"{path}: module pipeline {types} is not supported; allowed: {allowed}")
     if modules[0].get("path", "") != "":
-        raise EmbeddingError(f"{path}: the Transformer module must live in the model directory itself, got path "
-                             f"{modules[0].get('path')!r}")
+        raise EmbeddingError(
+            f"{path}: the Transformer module must live in the model directory itself, got path "
+            f"{modules[0].get('path')!r}"
+        )
     pooling_path = model_dir / modules[1].get("path", "1_Pooling") / "config.json"
     _check_pooling(pooling_path)
 

@@ -37,8 +37,12 @@ BATCH_TOKENS = 2048
 
 def _ort() -> Any:
     # a core dependency; missing only in a broken or hand-made environment
-    return require("onnxruntime", need="the onnx embedding backend needs onnxruntime and onnx",
-                   hint="pip install onnxruntime onnx, or set GRASP_EMBED_BACKEND=numpy", error_type=EmbeddingError)
+    return require(
+        "onnxruntime",
+        need="the onnx embedding backend needs onnxruntime and onnx",
+        hint="pip install onnxruntime onnx, or set GRASP_EMBED_BACKEND=numpy",
+        error_type=EmbeddingError,
+    )
 
 
 def _weights_digest(spec: SentenceModelSpec) -> str:
@@ -82,10 +86,18 @@ def build_onnx_model(spec: SentenceModelSpec, precision: Precision, path: Path) 
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch) / "fp32.onnx"
         onnx.save(model, str(source))
-        _write_atomically(path, lambda target: quantize_dynamic(
-            str(source), str(target), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"],
-            # Shape inference cannot type the outputs of com.microsoft ops; every tensor here is float.
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT}))
+        _write_atomically(
+            path,
+            lambda target: quantize_dynamic(
+                str(source),
+                str(target),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul"],
+                # Shape inference cannot type the outputs of com.microsoft ops; every tensor here is float.
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -104,8 +116,9 @@ class OnnxSentenceEncoder:
     def check_max_tokens(self, max_tokens: int) -> int:
         return checked_max_tokens(max_tokens, self.tokenizer, self.spec)
 
-    def encode(self, texts: Sequence[str], *, max_tokens: int, batch_size: int,
-               progress: Progress | None = None) -> np.ndarray:
+    def encode(
+        self, texts: Sequence[str], *, max_tokens: int, batch_size: int, progress: Progress | None = None
+    ) -> np.ndarray:
         """Unit vectors (len(texts), dimension), float32; batches hold texts of similar token length."""
         token_ids, order = tokenized_by_length(self, texts, max_tokens, batch_size)
         vectors = np.empty((len(token_ids), self.dimension), dtype=F32)
@@ -144,8 +157,9 @@ def padded_batch(sequences: Sequence[np.ndarray], pad_id: int) -> tuple[np.ndarr
     return ids, mask
 
 
-def load_onnx_encoder(model_dir: Path, precision: Precision, cache_dir: Path,
-                      threads: int | None = None) -> OnnxSentenceEncoder:
+def load_onnx_encoder(
+    model_dir: Path, precision: Precision, cache_dir: Path, threads: int | None = None
+) -> OnnxSentenceEncoder:
     """Reads the model directory, builds its ONNX graph into `cache_dir` on first use, opens a CPU session."""
     ort = _ort()
     spec = read_model_spec(model_dir)
@@ -163,5 +177,9 @@ def load_onnx_encoder(model_dir: Path, precision: Precision, cache_dir: Path,
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
         raise EmbeddingError(f"ONNX model {path} could not be loaded ({exc}); delete it to rebuild") from exc
-    return OnnxSentenceEncoder(spec=spec, tokenizer=load_tokenizer(spec.tokenizer_path, lowercase=spec.do_lower_case),
-                               session=session, precision=precision)
+    return OnnxSentenceEncoder(
+        spec=spec,
+        tokenizer=load_tokenizer(spec.tokenizer_path, lowercase=spec.do_lower_case),
+        session=session,
+        precision=precision,
+    )

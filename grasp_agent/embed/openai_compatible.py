@@ -67,8 +67,9 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
             )
         if max_tokens is not None and max_tokens < 1:
             raise EmbeddingError(f"max_tokens {max_tokens} is not allowed; allowed: >= 1 or None")
-        self._endpoint = OpenAICompatibleEndpoint(base_url, "/embeddings", api_key=api_key, timeout_s=timeout_s,
-                                                  what="embedder", error_type=EmbeddingError)
+        self._endpoint = OpenAICompatibleEndpoint(
+            base_url, "/embeddings", api_key=api_key, timeout_s=timeout_s, what="embedder", error_type=EmbeddingError
+        )
         self._url = self._endpoint.url
         self._model = model
         self._batch_size = batch_size
@@ -126,8 +127,10 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
             if self._dimension is None:
                 self._dimension = dimension
             elif self._dimension != dimension:
-                raise EmbeddingError(f"{self._url} answered {dimension}-dim vectors after {self._dimension}-dim ones; "
-                                     f"allowed: one dimension per model ({self._model})")
+                raise EmbeddingError(
+                    f"{self._url} answered {dimension}-dim vectors after {self._dimension}-dim ones; "
+                    f"allowed: one dimension per model ({self._model})"
+                )
 
     def _post_with_retries(self, body: dict[str, Any]) -> Any:
         try:
@@ -140,13 +143,17 @@ class OpenAICompatibleEmbedder(GraspEmbedder):
     def _post(self, body: dict[str, Any]) -> Any:
         response = self._endpoint.post(body)
         if response.status_code >= 400:
-            raise EmbeddingError(f"embedding server {self._url} refused model {self._model!r}: "
-                                 f"HTTP {response.status_code}: {excerpt(response.text)}")
+            raise EmbeddingError(
+                f"embedding server {self._url} refused model {self._model!r}: "
+                f"HTTP {response.status_code}: {excerpt(response.text)}"
+            )
         try:
             return response.json()
         except ValueError as exc:
-            raise EmbeddingError(f"embedding server {self._url} answered malformed JSON "
-                                 f"(HTTP {response.status_code}): {excerpt(response.text)!r}") from exc
+            raise EmbeddingError(
+                f"embedding server {self._url} answered malformed JSON "
+                f"(HTTP {response.status_code}): {excerpt(response.text)!r}"
+            ) from exc
 
     def close(self) -> None:
         self._endpoint.close()

@@ -109,8 +109,9 @@ def _verify_part(path: Path, part: ArchivePart) -> None:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
     if digest.hexdigest() != part.sha256:
-        raise EmbeddingError(f"{path} has sha256 {digest.hexdigest()}; package {part.distribution} "
-                             f"shipped {part.sha256}; reinstall it")
+        raise EmbeddingError(
+            f"{path} has sha256 {digest.hexdigest()}; package {part.distribution} shipped {part.sha256}; reinstall it"
+        )
 
 
 def _join_parts(paths: list[Path], target: Path) -> None:

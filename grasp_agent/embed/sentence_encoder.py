@@ -33,8 +33,9 @@ class TextEncoder(Protocol):
 
     def check_max_tokens(self, max_tokens: int) -> int: ...
 
-    def encode(self, texts: Sequence[str], *, max_tokens: int, batch_size: int,
-               progress: Progress | None = None) -> np.ndarray: ...
+    def encode(
+        self, texts: Sequence[str], *, max_tokens: int, batch_size: int, progress: Progress | None = None
+    ) -> np.ndarray: ...
 
 
 def checked_max_tokens(max_tokens: int, tokenizer: TextTokenizer, spec: SentenceModelSpec) -> int:
@@ -48,8 +49,9 @@ def checked_max_tokens(max_tokens: int, tokenizer: TextTokenizer, spec: Sentence
     return max_tokens
 
 
-def tokenized_by_length(encoder: TextEncoder, texts: Sequence[str], max_tokens: int,
-                        batch_size: int) -> tuple[list[np.ndarray], list[int]]:
+def tokenized_by_length(
+    encoder: TextEncoder, texts: Sequence[str], max_tokens: int, batch_size: int
+) -> tuple[list[np.ndarray], list[int]]:
     """Checked arguments, each text's token ids, and the text indexes by ascending token count (what every
     backend batches by, so a batch holds texts of similar length)."""
     encoder.check_max_tokens(max_tokens)

@@ -44,15 +44,22 @@ class TextTokenizer:
         encodings = self.tokenizer.encode_batch([self._prepare(text) for text in texts], add_special_tokens=False)
         return [self._finish(encoding, max_tokens) for encoding in encodings]
 
-    def encode_pairs(self, first: str, seconds: Sequence[str], max_tokens: int, max_first_tokens: int,
-                     ) -> list[np.ndarray]:
+    def encode_pairs(
+        self,
+        first: str,
+        seconds: Sequence[str],
+        max_tokens: int,
+        max_first_tokens: int,
+    ) -> list[np.ndarray]:
         """Token ids of (first, second) pairs as the tokenizer's pair template joins them ([CLS] a [SEP] b [SEP]),
         at most `max_tokens` each: `first` (a query) keeps up to `max_first_tokens`, each second (a document)
         is cut to the rest, from its end."""
         if max_first_tokens < 1 or max_tokens <= self.pair_special_tokens + max_first_tokens:
-            raise EmbeddingError(f"max_tokens {max_tokens} with max_first_tokens {max_first_tokens} leaves no room "
-                                 f"for the second text; allowed: max_tokens > {self.pair_special_tokens} + "
-                                 "max_first_tokens, max_first_tokens >= 1")
+            raise EmbeddingError(
+                f"max_tokens {max_tokens} with max_first_tokens {max_first_tokens} leaves no room "
+                f"for the second text; allowed: max_tokens > {self.pair_special_tokens} + "
+                "max_first_tokens, max_first_tokens >= 1"
+            )
         head = self.tokenizer.encode(self._prepare(first), add_special_tokens=False)
         if len(head.ids) > max_first_tokens:
             head.truncate(max_first_tokens)

@@ -60,11 +60,15 @@ class VectorPack:
 
     def __post_init__(self) -> None:
         count = len(self.keys)
-        if self.keys.shape != (count, KEY_BYTES) or self.codes.shape != (count, self.dimension) or \
-                self.scales.shape != (count,):
+        if (
+            self.keys.shape != (count, KEY_BYTES)
+            or self.codes.shape != (count, self.dimension)
+            or self.scales.shape != (count,)
+        ):
             raise EmbeddingError(
                 f"vector pack for {self.model_id!r} has inconsistent arrays: keys {self.keys.shape}, codes "
-                f"{self.codes.shape}, scales {self.scales.shape}; allowed: N x {KEY_BYTES}, N x {self.dimension}, N")
+                f"{self.codes.shape}, scales {self.scales.shape}; allowed: N x {KEY_BYTES}, N x {self.dimension}, N"
+            )
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -74,8 +78,9 @@ class VectorPack:
         """One entry per distinct text (the first vector of a repeated text wins)."""
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or len(texts) != len(vectors):
-            raise EmbeddingError(f"a vector pack needs one vector per text; got {len(texts)} texts and vectors of "
-                                 f"shape {vectors.shape}")
+            raise EmbeddingError(
+                f"a vector pack needs one vector per text; got {len(texts)} texts and vectors of shape {vectors.shape}"
+            )
         first: dict[bytes, int] = {}
         for index, text in enumerate(texts):
             first.setdefault(pack_key(model_id, text), index)
@@ -102,20 +107,36 @@ class VectorPack:
         return dict(zip((text for text, hit in zip(wanted, found, strict=True) if hit), vectors, strict=True))
 
     def save(self, path: Path) -> None:
-        manifest = {"model_id": self.model_id, "dimension": self.dimension, "count": len(self), "source": self.source,
-                    "format": "grasp-vector-pack/1 int8"}
+        manifest = {
+            "model_id": self.model_id,
+            "dimension": self.dimension,
+            "count": len(self),
+            "source": self.source,
+            "format": "grasp-vector-pack/1 int8",
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as stream:  # np.savez on a path would append .npz to other suffixes
-            np.savez(stream, keys=self.keys, codes=self.codes, scales=self.scales,
-                     manifest=np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8))
+            np.savez(
+                stream,
+                keys=self.keys,
+                codes=self.codes,
+                scales=self.scales,
+                manifest=np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8),
+            )
 
     @classmethod
     def load(cls, path: Path) -> VectorPack:
         try:
             with np.load(path, allow_pickle=False) as data:
                 manifest = json.loads(bytes(data["manifest"]).decode())
-                return cls(str(manifest["model_id"]), int(manifest["dimension"]), data["keys"], data["codes"],
-                           data["scales"], str(manifest.get("source", "")))
+                return cls(
+                    str(manifest["model_id"]),
+                    int(manifest["dimension"]),
+                    data["keys"],
+                    data["codes"],
+                    data["scales"],
+                    str(manifest.get("source", "")),
+                )
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise EmbeddingError(f"vector pack {path} could not be read: {error}") from error
 

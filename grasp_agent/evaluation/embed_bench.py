@@ -85,10 +85,15 @@ def hpo_texts(tokenizer: TextTokenizer, count: int, seed: int = 7) -> dict[str, 
     source = HpoSource()
     nodes = list(source.nodes())
     rng = random.Random(seed)
-    fields = list(fields_from_records(source.schema(), nodes, source.edges(), count_tokens=tokenizer.count,
-                                      budget=DocumentBudget(max_tokens=512)))
-    return {"HPO names": [node.name for node in rng.sample(nodes, min(count * 4, len(nodes)))],
-            "HPO documents": [item.doc for item in rng.sample(fields, min(count, len(fields)))]}
+    fields = list(
+        fields_from_records(
+            source.schema(), nodes, source.edges(), count_tokens=tokenizer.count, budget=DocumentBudget(max_tokens=512)
+        )
+    )
+    return {
+        "HPO names": [node.name for node in rng.sample(nodes, min(count * 4, len(nodes)))],
+        "HPO documents": [item.doc for item in rng.sample(fields, min(count, len(fields)))],
+    }
 
 
 def _encoder_runner(encoder: TextEncoder, batch_size: int, max_tokens: int) -> Callable[[list[str]], object]:
@@ -121,8 +126,9 @@ def run_benchmark(
         if texts == "hpo":
             sets = hpo_texts(reference.tokenizer, max(8, int(300 * scale)))
         else:
-            sets = {kind.name: synthetic_texts(reference.tokenizer, kind, max(8, int(kind.count * scale)))
-                    for kind in KINDS}
+            sets = {
+                kind.name: synthetic_texts(reference.tokenizer, kind, max(8, int(kind.count * scale))) for kind in KINDS
+            }
         for backend in backends:
             if backend in EMBED_BACKENDS:
                 encoder = load_encoder(model_dir, backend, models_cache_dir)
@@ -152,13 +158,24 @@ def format_table(results: Sequence[Result]) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m grasp_agent.evaluation.embed_bench", description=__doc__)
     parser.add_argument("--models", default="minilm", help="comma list of minilm, mpnet (default: minilm)")
-    parser.add_argument("--backends", default="numpy,onnx,onnx-int8",
-                        help=f"comma list of {', '.join(EMBED_BACKENDS)}, sentence-transformers")
-    parser.add_argument("--texts", choices=["synthetic", "hpo"], default="synthetic",
-                        help="synthetic names/short/long documents, or a sample of the real HPO names and documents")
+    parser.add_argument(
+        "--backends",
+        default="numpy,onnx,onnx-int8",
+        help=f"comma list of {', '.join(EMBED_BACKENDS)}, sentence-transformers",
+    )
+    parser.add_argument(
+        "--texts",
+        choices=["synthetic", "hpo"],
+        default="synthetic",
+        help="synthetic names/short/long documents, or a sample of the real HPO names and documents",
+    )
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-tokens", type=int, default=256, help="truncation of documents (default 256, "
-                        "MiniLM's own limit; 512 keeps ~400-token documents whole)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=256,
+        help="truncation of documents (default 256, MiniLM's own limit; 512 keeps ~400-token documents whole)",
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of texts per kind")
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the best is reported")
     parser.add_argument("--models-cache-dir", type=Path, default=None, help="default: ~/.cache/grasp/models")

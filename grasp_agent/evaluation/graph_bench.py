@@ -56,8 +56,11 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def stage_stats(samples: dict[str, list[float]]) -> list[StageStats]:
-    return [StageStats(stage, len(values), median(values), percentile(values, 0.9), max(values))
-            for stage in STAGES if (values := samples.get(stage))]
+    return [
+        StageStats(stage, len(values), median(values), percentile(values, 0.9), max(values))
+        for stage in STAGES
+        if (values := samples.get(stage))
+    ]
 
 
 def _ms(start: float) -> float:
@@ -89,8 +92,9 @@ def time_execution(branch: GraphBranch, result: GraphBranchResult, repeats: int)
     return bare, embed_ms + max(0.0, with_text - bare)
 
 
-def run_benchmark(branch: GraphBranch, questions: Sequence[EvalQuery], repeats: int = 3,
-                  progress: bool = True) -> PlannerReport:
+def run_benchmark(
+    branch: GraphBranch, questions: Sequence[EvalQuery], repeats: int = 3, progress: bool = True
+) -> PlannerReport:
     samples: dict[str, list[float]] = {stage: [] for stage in STAGES}
     runs = []
     parsed_first = as_written = valid_first = valid = attempts = 0
@@ -116,8 +120,19 @@ def run_benchmark(branch: GraphBranch, questions: Sequence[EvalQuery], repeats: 
         runs.append(([str(node_id) for node_id in result.ranking.node_ids], set(question.answer_ids)))
         templates.append(question.template or "(none)")
     count = max(1, len(questions))
-    return PlannerReport(branch.planner_name, len(questions), parsed_first / count, as_written / count,
-                         valid_first / count,
-                         valid / count, attempts / count, ranking_quality(runs), stage_stats(samples),
-                         {name: ranking_quality([run for run, t in zip(runs, templates, strict=True) if t == name])
-                          for name in sorted(set(templates))}, failures)
+    return PlannerReport(
+        branch.planner_name,
+        len(questions),
+        parsed_first / count,
+        as_written / count,
+        valid_first / count,
+        valid / count,
+        attempts / count,
+        ranking_quality(runs),
+        stage_stats(samples),
+        {
+            name: ranking_quality([run for run, t in zip(runs, templates, strict=True) if t == name])
+            for name in sorted(set(templates))
+        },
+        failures,
+    )

@@ -76,7 +76,9 @@ class HashingEmbedder(GraspEmbedder):
             buckets.extend(self._bucket(word) for word in words)
         if buckets:
             signed = np.asarray(buckets, dtype=np.int64)
-            np.add.at(vectors, (np.asarray(rows, dtype=np.int64), np.abs(signed) - 1), np.sign(signed).astype(np.float32))
+            np.add.at(
+                vectors, (np.asarray(rows, dtype=np.int64), np.abs(signed) - 1), np.sign(signed).astype(np.float32)
+            )
         norms = np.linalg.norm(vectors, axis=1)
         empty = norms == 0  # no words, or every word cancelled out
         vectors[empty, 0] = 1.0

@@ -52,8 +52,11 @@ _CLAUSE_END = re.compile(r"(?<=[A-Za-z0-9])\.\s|;\s")
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ARTICLES = frozenset({"A", "An", "The", "Any"})
 _MIN_CLAUSE, _MAX_CLAUSE = 20, 200
-_DESCRIPTIONS = ('the phenotype defined as "{}"', 'the abnormality described as "{}"',
-                 'the clinical feature characterised as "{}"')
+_DESCRIPTIONS = (
+    'the phenotype defined as "{}"',
+    'the abnormality described as "{}"',
+    'the clinical feature characterised as "{}"',
+)
 
 Generate = Callable[[HpoIndex, random.Random, int], Iterator[Draft]]
 
@@ -85,9 +88,16 @@ class BenchQuery:
 
     def record(self) -> dict[str, object]:
         """The JSONL line `query_sets.read_jsonl_queries` reads (it refuses other keys)."""
-        return {"id": self.id, "query": self.query, "answer_ids": list(self.answer_ids), "split": self.split,
-                "template": self.template, "hops": self.hops, "level": self.level,
-                "topic_ids": [anchor.id for anchor in self.anchors]}
+        return {
+            "id": self.id,
+            "query": self.query,
+            "answer_ids": list(self.answer_ids),
+            "split": self.split,
+            "template": self.template,
+            "hops": self.hops,
+            "level": self.level,
+            "topic_ids": [anchor.id for anchor in self.anchors],
+        }
 
     def anchor_record(self) -> dict[str, object]:
         """The anchors and keyword, for analysis beside the query file."""
@@ -147,14 +157,18 @@ def _phenotype_disease_genes(index: HpoIndex, rng: random.Random, limit: int) ->
 def _subtype_gene_diseases(index: HpoIndex, rng: random.Random, limit: int) -> Iterator[Draft]:
     """Start from a disease with a gene and a phenotype that has a parent: that parent and gene are the anchors."""
     for disease in shuffled(index.disease_genes, rng):
-        parents = index.usable(parent for child in index.disease_phenotypes.get(disease, NONE)
-                               for parent in index.parents.get(child, NONE))
+        parents = index.usable(
+            parent for child in index.disease_phenotypes.get(disease, NONE) for parent in index.parents.get(child, NONE)
+        )
         genes = index.usable(index.disease_genes[disease])
         if parents and genes:
             phenotype, gene = rng.choice(parents), rng.choice(genes)
             children = index.children[phenotype]
-            answers = frozenset(other for other in index.gene_diseases[gene]
-                                if not children.isdisjoint(index.disease_phenotypes.get(other, NONE)))
+            answers = frozenset(
+                other
+                for other in index.gene_diseases[gene]
+                if not children.isdisjoint(index.disease_phenotypes.get(other, NONE))
+            )
             yield Draft("subtype_gene_diseases", (phenotype, gene), answers)
 
 
@@ -182,52 +196,153 @@ def _subtype_disease_genes(index: HpoIndex, rng: random.Random, limit: int) -> I
 
 _SUBTYPE = ("a direct subtype of {p}", "a feature classified directly under {p}", "a more specific form of {p}")
 TEMPLATES: dict[str, Template] = {
-    "phenotype_diseases": Template(1, "Disease", "p", _phenotype_diseases, (
-        "Which diseases present with {p}?", "What disorders have {p} as a clinical feature?",
-        "Which conditions are annotated with {p}?"), ("{p}: diseases?", "diseases with {p}", "{p} -> diseases")),
-    "disease_genes": Template(1, "Gene", "d", _disease_genes, (
-        "Which genes are associated with {d}?", "What genes are linked to the disorder {d}?",
-        "Which genes have been implicated in {d}?"), ("{d}: genes?", "genes of {d}", "{d} -> genes")),
-    "gene_diseases": Template(1, "Disease", "g", _gene_diseases, (
-        "Which diseases are associated with the gene {g}?", "What disorders is {g} linked to?",
-        "Which conditions has the gene {g} been implicated in?"), ("{g}: diseases?", "diseases of gene {g}",
-                                                                   "{g} -> diseases")),
-    "phenotype_diseases_named": Template(1, "Disease", "p", _phenotype_diseases_named, (
-        'Which diseases with "{k}" in their name present with {p}?',
-        'Which disorders whose name contains the word "{k}" have {p} as a feature?',
-        'What "{k}" conditions present with {p}?'), ('{p}; name ~ "{k}": diseases?', 'diseases "{k}" with {p}',
-                                                    '{p} -> diseases named "{k}"')),
-    "phenotype_gene_diseases": Template(2, "Disease", "pg", _phenotype_gene_diseases, (
-        "Which diseases present with {p} and are associated with the gene {g}?",
-        "Which disorders linked to {g} have {p} as a feature?", "What conditions associated with {g} show {p}?"),
-        ("{p}; {g}: diseases?", "diseases with {p} and gene {g}", "{g} + {p} -> diseases")),
-    "subtype_diseases": Template(2, "Disease", "p", _subtype_diseases_of, tuple(
-        f"{lead} {subtype}?" for lead, subtype in zip(("Which diseases present with", "What disorders show",
-                                                         "Which conditions have"), _SUBTYPE, strict=True)),
-        ("subtype of {p}: diseases?", "diseases with a child term of {p}", "{p} > subtype -> diseases")),
-    "phenotype_disease_genes": Template(2, "Gene", "p", _phenotype_disease_genes, (
-        "Which genes are associated with a disease that presents with {p}?",
-        "What genes are linked to disorders showing {p}?",
-        "Which genes are implicated in conditions that have {p} as a feature?"),
-        ("{p} -> disease -> genes?", "genes of diseases with {p}", "{p}: disease genes?")),
-    "subtype_gene_diseases": Template(3, "Disease", "pg", _subtype_gene_diseases, tuple(
-        f"{lead} {subtype}?" for lead, subtype in zip((
-            "Which diseases associated with the gene {g} present with", "What disorders linked to {g} show",
-            "Which conditions associated with {g} have"), _SUBTYPE, strict=True)),
-        ("subtype of {p}; {g}: diseases?", "diseases with gene {g} and a child term of {p}",
-         "{g} + ({p} > subtype) -> diseases")),
-    "shared_gene_phenotype_diseases": Template(3, "Disease", "dp", _shared_gene_phenotype_diseases, (
-        "Which other diseases share an associated gene with {d} and present with {p}?",
-        "What disorders with {p} are linked to a gene that is also associated with {d}?",
-        "Besides {d} itself, which conditions sharing one of its genes show {p}?"),
-        ("{d} -> gene -> other diseases with {p}?", "{d}; shared gene; {p}: other diseases?",
-         "other diseases sharing a gene with {d}, with {p}")),
-    "subtype_disease_genes": Template(3, "Gene", "p", _subtype_disease_genes, tuple(
-        f"{lead} {subtype}?" for lead, subtype in zip((
-            "Which genes are associated with a disease that presents with", "What genes are linked to disorders showing",
-            "Which genes are implicated in conditions with"), _SUBTYPE, strict=True)),
-        ("{p} > subtype -> disease -> genes?", "genes of diseases with a child term of {p}",
-         "subtype of {p}: disease genes?")),
+    "phenotype_diseases": Template(
+        1,
+        "Disease",
+        "p",
+        _phenotype_diseases,
+        (
+            "Which diseases present with {p}?",
+            "What disorders have {p} as a clinical feature?",
+            "Which conditions are annotated with {p}?",
+        ),
+        ("{p}: diseases?", "diseases with {p}", "{p} -> diseases"),
+    ),
+    "disease_genes": Template(
+        1,
+        "Gene",
+        "d",
+        _disease_genes,
+        (
+            "Which genes are associated with {d}?",
+            "What genes are linked to the disorder {d}?",
+            "Which genes have been implicated in {d}?",
+        ),
+        ("{d}: genes?", "genes of {d}", "{d} -> genes"),
+    ),
+    "gene_diseases": Template(
+        1,
+        "Disease",
+        "g",
+        _gene_diseases,
+        (
+            "Which diseases are associated with the gene {g}?",
+            "What disorders is {g} linked to?",
+            "Which conditions has the gene {g} been implicated in?",
+        ),
+        ("{g}: diseases?", "diseases of gene {g}", "{g} -> diseases"),
+    ),
+    "phenotype_diseases_named": Template(
+        1,
+        "Disease",
+        "p",
+        _phenotype_diseases_named,
+        (
+            'Which diseases with "{k}" in their name present with {p}?',
+            'Which disorders whose name contains the word "{k}" have {p} as a feature?',
+            'What "{k}" conditions present with {p}?',
+        ),
+        ('{p}; name ~ "{k}": diseases?', 'diseases "{k}" with {p}', '{p} -> diseases named "{k}"'),
+    ),
+    "phenotype_gene_diseases": Template(
+        2,
+        "Disease",
+        "pg",
+        _phenotype_gene_diseases,
+        (
+            "Which diseases present with {p} and are associated with the gene {g}?",
+            "Which disorders linked to {g} have {p} as a feature?",
+            "What conditions associated with {g} show {p}?",
+        ),
+        ("{p}; {g}: diseases?", "diseases with {p} and gene {g}", "{g} + {p} -> diseases"),
+    ),
+    "subtype_diseases": Template(
+        2,
+        "Disease",
+        "p",
+        _subtype_diseases_of,
+        tuple(
+            f"{lead} {subtype}?"
+            for lead, subtype in zip(
+                ("Which diseases present with", "What disorders show", "Which conditions have"), _SUBTYPE, strict=True
+            )
+        ),
+        ("subtype of {p}: diseases?", "diseases with a child term of {p}", "{p} > subtype -> diseases"),
+    ),
+    "phenotype_disease_genes": Template(
+        2,
+        "Gene",
+        "p",
+        _phenotype_disease_genes,
+        (
+            "Which genes are associated with a disease that presents with {p}?",
+            "What genes are linked to disorders showing {p}?",
+            "Which genes are implicated in conditions that have {p} as a feature?",
+        ),
+        ("{p} -> disease -> genes?", "genes of diseases with {p}", "{p}: disease genes?"),
+    ),
+    "subtype_gene_diseases": Template(
+        3,
+        "Disease",
+        "pg",
+        _subtype_gene_diseases,
+        tuple(
+            f"{lead} {subtype}?"
+            for lead, subtype in zip(
+                (
+                    "Which diseases associated with the gene {g} present with",
+                    "What disorders linked to {g} show",
+                    "Which conditions associated with {g} have",
+                ),
+                _SUBTYPE,
+                strict=True,
+            )
+        ),
+        (
+            "subtype of {p}; {g}: diseases?",
+            "diseases with gene {g} and a child term of {p}",
+            "{g} + ({p} > subtype) -> diseases",
+        ),
+    ),
+    "shared_gene_phenotype_diseases": Template(
+        3,
+        "Disease",
+        "dp",
+        _shared_gene_phenotype_diseases,
+        (
+            "Which other diseases share an associated gene with {d} and present with {p}?",
+            "What disorders with {p} are linked to a gene that is also associated with {d}?",
+            "Besides {d} itself, which conditions sharing one of its genes show {p}?",
+        ),
+        (
+            "{d} -> gene -> other diseases with {p}?",
+            "{d}; shared gene; {p}: other diseases?",
+            "other diseases sharing a gene with {d}, with {p}",
+        ),
+    ),
+    "subtype_disease_genes": Template(
+        3,
+        "Gene",
+        "p",
+        _subtype_disease_genes,
+        tuple(
+            f"{lead} {subtype}?"
+            for lead, subtype in zip(
+                (
+                    "Which genes are associated with a disease that presents with",
+                    "What genes are linked to disorders showing",
+                    "Which genes are implicated in conditions with",
+                ),
+                _SUBTYPE,
+                strict=True,
+            )
+        ),
+        (
+            "{p} > subtype -> disease -> genes?",
+            "genes of diseases with a child term of {p}",
+            "subtype of {p}: disease genes?",
+        ),
+    ),
 }
 
 
@@ -248,25 +363,41 @@ def describe(name: str, definition: str) -> str | None:
 
 def descriptions(index: HpoIndex) -> dict[str, str]:
     """Anchor phenotype -> a description of it no other anchor phenotype shares."""
-    described = {term: text for term in index.usable(index.definitions)
-                 if (text := describe(index.names[term], index.definitions[term])) is not None}
+    described = {
+        term: text
+        for term in index.usable(index.definitions)
+        if (text := describe(index.names[term], index.definitions[term])) is not None
+    }
     counts = Counter(text.casefold() for text in described.values())
     return {term: text for term, text in described.items() if counts[text.casefold()] == 1}
 
 
-def _render(index: HpoIndex, described: dict[str, str], draft: Draft, level: str,
-            rng: random.Random) -> BenchQuery:
+def _render(index: HpoIndex, described: dict[str, str], draft: Draft, level: str, rng: random.Random) -> BenchQuery:
     template = TEMPLATES[draft.template]
-    shown = [rng.choice(_DESCRIPTIONS).format(described[anchor]) if level == "implicit" and anchor in described
-             else index.names[anchor] for anchor in draft.anchors]
+    shown = [
+        rng.choice(_DESCRIPTIONS).format(described[anchor])
+        if level == "implicit" and anchor in described
+        else index.names[anchor]
+        for anchor in draft.anchors
+    ]
     text = rng.choice(template.bare if level == "bare" else template.explicit).format(
-        k=draft.keyword, **dict(zip(template.slots, shown, strict=True)))
+        k=draft.keyword, **dict(zip(template.slots, shown, strict=True))
+    )
     query_id = f"hpob-{draft.template}-{hashlib.sha256(draft.key().encode()).hexdigest()[:12]}"
-    anchors = tuple(GoldAnchor(id=anchor, type=index.labels[anchor], name=index.names[anchor])
-                    for anchor in draft.anchors)
-    return BenchQuery(id=query_id, query=text[0].upper() + text[1:], answer_ids=tuple(sorted(draft.answers)),
-                      split=split_by_hash(query_id, SPLITS), template=draft.template, hops=template.hops,
-                      level=level, anchors=anchors, keyword=draft.keyword)
+    anchors = tuple(
+        GoldAnchor(id=anchor, type=index.labels[anchor], name=index.names[anchor]) for anchor in draft.anchors
+    )
+    return BenchQuery(
+        id=query_id,
+        query=text[0].upper() + text[1:],
+        answer_ids=tuple(sorted(draft.answers)),
+        split=split_by_hash(query_id, SPLITS),
+        template=draft.template,
+        hops=template.hops,
+        level=level,
+        anchors=anchors,
+        keyword=draft.keyword,
+    )
 
 
 # ---- generation --------------------------------------------------------------------------------------------
@@ -281,7 +412,9 @@ class _Cursor:
     stash: list[Draft] = field(default_factory=list)
     turn: int = 0
 
-    def next_draft(self, fits: Callable[[Draft, str], bool], fresh: Callable[[Draft], bool]) -> tuple[Draft, str] | None:
+    def next_draft(
+        self, fits: Callable[[Draft, str], bool], fresh: Callable[[Draft], bool]
+    ) -> tuple[Draft, str] | None:
         """The next fresh draft for the level whose turn it is; a level no draft fits anymore is dropped."""
         while self.levels:
             level = self.levels[self.turn % len(self.levels)]
@@ -305,8 +438,9 @@ class _Cursor:
         return None
 
 
-def build_hpo_benchmark(source: HpoSource, count: int, seed: int = 0,
-                        max_answers: int = MAX_ANSWERS) -> list[BenchQuery]:
+def build_hpo_benchmark(
+    source: HpoSource, count: int, seed: int = 0, max_answers: int = MAX_ANSWERS
+) -> list[BenchQuery]:
     """`count` distinct queries (fewer if the source runs out), the templates taking turns.
 
     The same source, count and seed always give the same list; a query's id and split do not depend on
@@ -319,8 +453,13 @@ def build_hpo_benchmark(source: HpoSource, count: int, seed: int = 0,
     started = time.perf_counter()
     index = HpoIndex.read(source) if count else HpoIndex()
     described = descriptions(index)
-    logger.info("HPO benchmark index: %d nodes, %d anchors, %d described in %.1f s", len(index.names),
-                len(index.anchors), len(described), time.perf_counter() - started)
+    logger.info(
+        "HPO benchmark index: %d nodes, %d anchors, %d described in %.1f s",
+        len(index.names),
+        len(index.anchors),
+        len(described),
+        time.perf_counter() - started,
+    )
     seen: set[str] = set()
 
     def fits(draft: Draft, level: str) -> bool:
@@ -340,7 +479,7 @@ def build_hpo_benchmark(source: HpoSource, count: int, seed: int = 0,
         cursors.append(_Cursor(name, template.drafts(index, rng, max_answers), rng, list(template.levels())))
     queries: list[BenchQuery] = []
     while cursors and len(queries) < count:
-        for cursor in list(cursors)[:count - len(queries)]:
+        for cursor in list(cursors)[: count - len(queries)]:
             taken = cursor.next_draft(fits, fresh)
             if taken is None:
                 cursors.remove(cursor)
@@ -361,5 +500,15 @@ def write_benchmark(path: Path, queries: Iterable[BenchQuery], anchors_path: Pat
             handle.writelines(json.dumps(query.anchor_record()) + "\n" for query in queries)
 
 
-__all__ = ["LEVELS", "MAX_ANSWERS", "SPLITS", "TEMPLATES", "BenchQuery", "Template", "build_hpo_benchmark",
-           "describe", "descriptions", "write_benchmark"]
+__all__ = [
+    "LEVELS",
+    "MAX_ANSWERS",
+    "SPLITS",
+    "TEMPLATES",
+    "BenchQuery",
+    "Template",
+    "build_hpo_benchmark",
+    "describe",
+    "descriptions",
+    "write_benchmark",
+]

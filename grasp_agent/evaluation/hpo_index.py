@@ -23,10 +23,35 @@ MAX_ANCHOR_NAME = 60
 _BRACKETS = frozenset("()[]{}<>")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 # Words of disease names too generic to narrow a question down (type words and OMIM name glue).
-_GENERIC_WORDS = frozenset({"with", "without", "and", "type", "types", "form", "forms", "group", "syndrome",
-                            "syndromes", "disease", "diseases", "disorder", "condition", "included", "susceptibility",
-                            "due", "from", "like", "other", "associated", "related", "isolated", "familial",
-                            "hereditary"})
+_GENERIC_WORDS = frozenset(
+    {
+        "with",
+        "without",
+        "and",
+        "type",
+        "types",
+        "form",
+        "forms",
+        "group",
+        "syndrome",
+        "syndromes",
+        "disease",
+        "diseases",
+        "disorder",
+        "condition",
+        "included",
+        "susceptibility",
+        "due",
+        "from",
+        "like",
+        "other",
+        "associated",
+        "related",
+        "isolated",
+        "familial",
+        "hereditary",
+    }
+)
 _MIN_KEYWORD = 5
 
 Links = dict[str, set[str]]
@@ -83,7 +108,9 @@ class HpoIndex:
             "ASSOCIATED_WITH:Phenotype": (None, index.phenotype_genes),
         }
         for edge in source.edges():
-            forward, backward = pairs[f"{edge.type}:{edge.target_label}" if edge.type == "ASSOCIATED_WITH" else edge.type]
+            forward, backward = pairs[
+                f"{edge.type}:{edge.target_label}" if edge.type == "ASSOCIATED_WITH" else edge.type
+            ]
             start, end = canon[str(edge.source_id)], canon[str(edge.target_id)]
             if forward is not None:
                 forward.setdefault(start, set()).add(end)
@@ -95,10 +122,14 @@ class HpoIndex:
         name_counts = Counter(name.casefold() for name in self.names.values())
         abnormalities = self.closure(PHENOTYPIC_ABNORMALITY, self.children)
         return frozenset(
-            node_id for node_id, name in self.names.items()
-            if len(name) <= MAX_ANCHOR_NAME and not _BRACKETS.intersection(name) and name_counts[name.casefold()] == 1
+            node_id
+            for node_id, name in self.names.items()
+            if len(name) <= MAX_ANCHOR_NAME
+            and not _BRACKETS.intersection(name)
+            and name_counts[name.casefold()] == 1
             and (node_id in abnormalities if self.labels[node_id] == "Phenotype" else True)
-            and not (self.labels[node_id] == "Disease" and name == name.upper()))
+            and not (self.labels[node_id] == "Disease" and name == name.upper())
+        )
 
     def closure(self, term: str, links: Links) -> set[str]:
         """`term` and every node reached from it through `links` (children: descendants; parents: ancestors)."""
@@ -134,13 +165,19 @@ def name_words(name: str) -> set[str]:
 
 def name_keywords(name: str) -> dict[str, str]:
     """Distinctive words of a name, lower-cased -> as written: letters (and hyphens), no acronym or generic word."""
-    return {word.lower(): word for word in _WORD.findall(name)
-            if word.replace("-", "").isalpha() and len(word) >= _MIN_KEYWORD and not word.isupper()
-            and word.lower() not in _GENERIC_WORDS}
+    return {
+        word.lower(): word
+        for word in _WORD.findall(name)
+        if word.replace("-", "").isalpha()
+        and len(word) >= _MIN_KEYWORD
+        and not word.isupper()
+        and word.lower() not in _GENERIC_WORDS
+    }
 
 
-def one_hop_drafts(index: HpoIndex, rng: random.Random, template: str,
-                   answers_of: Mapping[str, Iterable[str]]) -> Iterator[Draft]:
+def one_hop_drafts(
+    index: HpoIndex, rng: random.Random, template: str, answers_of: Mapping[str, Iterable[str]]
+) -> Iterator[Draft]:
     """One draft per usable anchor of `answers_of` (anchor id -> answer ids), in an order drawn from `rng`."""
     for anchor in shuffled(index.usable(answers_of), rng):
         yield Draft(template, (anchor,), frozenset(answers_of[anchor]))
@@ -181,5 +218,16 @@ def split_by_hash(query_id: str, cumulative: tuple[tuple[int, str], ...]) -> str
     return next(split for limit, split in cumulative if bucket < limit)
 
 
-__all__ = ["MAX_ANCHOR_NAME", "NONE", "PHENOTYPIC_ABNORMALITY", "Draft", "HpoIndex", "Links", "keyword_drafts", "name_keywords",
-           "name_words", "shuffled", "split_by_hash"]
+__all__ = [
+    "MAX_ANCHOR_NAME",
+    "NONE",
+    "PHENOTYPIC_ABNORMALITY",
+    "Draft",
+    "HpoIndex",
+    "Links",
+    "keyword_drafts",
+    "name_keywords",
+    "name_words",
+    "shuffled",
+    "split_by_hash",
+]

@@ -37,24 +37,41 @@ logger = logging.getLogger(__name__)
 _SPLITS: tuple[tuple[int, str], ...] = ((60, "train"), (80, "valid"), (100, "test"))  # cumulative percent
 
 PHRASINGS: dict[str, tuple[str, ...]] = {
-    "phenotype_gene_disease": ("Which disease presents with {p} and is associated with the gene {g}?",
-                               "Which disorder linked to {g} has {p} as a symptom?",
-                               "What condition associated with the {g} gene shows {p}?"),
-    "two_phenotypes_disease": ("Which diseases present with both {p} and {q}?",
-                               "What disorder has {p} and {q} as features?",
-                               "Which condition shows the symptoms {p} and {q} together?"),
-    "disease_genes": ("Which genes are associated with {d}?", "What genes are linked to the disorder {d}?",
-                      "Which genes have been implicated in the condition {d}?"),
-    "phenotype_genes": ("Which genes are associated with the phenotype {p}?", "What genes are linked to the symptom {p}?",
-                        "Which genes are associated with the clinical feature {p}?"),
-    "phenotype_lacked_disease": ("Which disease presents with {p} but is documented not to have {q}?",
-                                 "Which disorder shows {p} while {q} is explicitly excluded?",
-                                 "What condition has {p} as a feature but is known to lack {q}?"),
-    "phenotype_subtypes": ("What are the immediate subtypes of {p}?", "Which phenotypes are direct, more specific kinds of {p}?",
-                           "Which features are classified directly under {p} as more specific forms?"),
-    "disease_phenotype_text": ('Which disease with "{k}" in its name presents with {p}?',
-                               'Which disorder whose name contains the word "{k}" has {p} as a feature?',
-                               'What "{k}" condition presents with {p}?'),
+    "phenotype_gene_disease": (
+        "Which disease presents with {p} and is associated with the gene {g}?",
+        "Which disorder linked to {g} has {p} as a symptom?",
+        "What condition associated with the {g} gene shows {p}?",
+    ),
+    "two_phenotypes_disease": (
+        "Which diseases present with both {p} and {q}?",
+        "What disorder has {p} and {q} as features?",
+        "Which condition shows the symptoms {p} and {q} together?",
+    ),
+    "disease_genes": (
+        "Which genes are associated with {d}?",
+        "What genes are linked to the disorder {d}?",
+        "Which genes have been implicated in the condition {d}?",
+    ),
+    "phenotype_genes": (
+        "Which genes are associated with the phenotype {p}?",
+        "What genes are linked to the symptom {p}?",
+        "Which genes are associated with the clinical feature {p}?",
+    ),
+    "phenotype_lacked_disease": (
+        "Which disease presents with {p} but is documented not to have {q}?",
+        "Which disorder shows {p} while {q} is explicitly excluded?",
+        "What condition has {p} as a feature but is known to lack {q}?",
+    ),
+    "phenotype_subtypes": (
+        "What are the immediate subtypes of {p}?",
+        "Which phenotypes are direct, more specific kinds of {p}?",
+        "Which features are classified directly under {p} as more specific forms?",
+    ),
+    "disease_phenotype_text": (
+        'Which disease with "{k}" in its name presents with {p}?',
+        'Which disorder whose name contains the word "{k}" has {p} as a feature?',
+        'What "{k}" condition presents with {p}?',
+    ),
 }
 TEMPLATES = tuple(PHRASINGS)
 
@@ -120,10 +137,18 @@ def _question(index: HpoIndex, draft: Draft, rng: random.Random) -> EvalQuery:
     text = rng.choice(PHRASINGS[draft.template]).format(k=draft.keyword, **slots)
     key = draft.key()
     question_id = f"hpo-{draft.template}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-    anchors = tuple(GoldAnchor(id=anchor, type=index.labels[anchor], name=index.names[anchor])
-                    for anchor in draft.anchors)
-    return EvalQuery(id=question_id, text=text, answer_ids=tuple(sorted(draft.answers)), template=draft.template,
-                     target_type=target_type, anchors=anchors, split=split_of(question_id))
+    anchors = tuple(
+        GoldAnchor(id=anchor, type=index.labels[anchor], name=index.names[anchor]) for anchor in draft.anchors
+    )
+    return EvalQuery(
+        id=question_id,
+        text=text,
+        answer_ids=tuple(sorted(draft.answers)),
+        template=draft.template,
+        target_type=target_type,
+        anchors=anchors,
+        split=split_of(question_id),
+    )
 
 
 def split_of(question_id: str) -> Split:
@@ -144,14 +169,18 @@ def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_ans
     check_generation(count, max_answers)
     started = time.perf_counter()
     index = HpoIndex.read(source) if count else HpoIndex()  # nothing to read for no questions
-    logger.info("HPO question index: %d nodes, %d anchor candidates in %.1f s",
-                len(index.names), len(index.anchors), time.perf_counter() - started)
+    logger.info(
+        "HPO question index: %d nodes, %d anchor candidates in %.1f s",
+        len(index.names),
+        len(index.anchors),
+        time.perf_counter() - started,
+    )
     rngs = {template: random.Random(f"{seed}:{template}") for template in TEMPLATES}
     pending = {template: _TEMPLATES[template][0](index, rngs[template]) for template in TEMPLATES}
     questions: list[EvalQuery] = []
     seen: set[str] = set()
     while pending and len(questions) < count:
-        for template in list(pending)[:count - len(questions)]:
+        for template in list(pending)[: count - len(questions)]:
             question = _next_question(index, pending[template], rngs[template], max_answers, seen)
             if question is None:
                 del pending[template]
@@ -161,8 +190,9 @@ def generate_hpo_questions(source: HpoSource, count: int, seed: int = 0, max_ans
     return questions
 
 
-def _next_question(index: HpoIndex, drafts: Iterator[Draft], rng: random.Random, max_answers: int,
-                   seen: set[str]) -> EvalQuery | None:
+def _next_question(
+    index: HpoIndex, drafts: Iterator[Draft], rng: random.Random, max_answers: int, seen: set[str]
+) -> EvalQuery | None:
     """The template's next draft that is in range and new, rendered; None once the template is exhausted."""
     for draft in drafts:
         if 1 <= len(draft.answers) <= max_answers:

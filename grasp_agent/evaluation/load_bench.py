@@ -90,12 +90,12 @@ def timed_search(search: Search, question: str, clock: Callable[[], float] = tim
     except Exception as error:  # counted, not raised: one failing search must not end the benchmark
         return SearchOutcome(clock() - started, f"{type(error).__name__}: {error}")
     skipped = any(note.startswith("reranker") and " skipped: " in note for note in result.notes)
-    return SearchOutcome(clock() - started, None, result.reranker is not None, skipped,
-                         tuple(sorted(result.failures)))
+    return SearchOutcome(clock() - started, None, result.reranker is not None, skipped, tuple(sorted(result.failures)))
 
 
-def run_pass(name: str, search: Search, questions: Sequence[str], threads: int, deadline: float,
-             jvm_pid: int | None = None) -> PassReport:
+def run_pass(
+    name: str, search: Search, questions: Sequence[str], threads: int, deadline: float, jvm_pid: int | None = None
+) -> PassReport:
     """Every question once, `threads` at a time; questions whose turn comes after `deadline` (monotonic) do
     not run."""
 
@@ -105,13 +105,22 @@ def run_pass(name: str, search: Search, questions: Sequence[str], threads: int, 
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"load-{name}") as pool:
         outcomes = [outcome for outcome in pool.map(job, questions) if outcome is not None]
-    return PassReport(name, len(questions), outcomes, time.perf_counter() - started, rss_mib(),
-                      rss_mib(jvm_pid) if jvm_pid else None)
+    return PassReport(
+        name, len(questions), outcomes, time.perf_counter() - started, rss_mib(), rss_mib(jvm_pid) if jvm_pid else None
+    )
 
 
-def run_load(search: Search, questions: Sequence[str], threads: int, *, rerank: bool, budget_s: float,
-             time_limit_s: float, jvm_pid: int | None = None,
-             progress: Callable[[PassReport], None] | None = None) -> LoadReport:
+def run_load(
+    search: Search,
+    questions: Sequence[str],
+    threads: int,
+    *,
+    rerank: bool,
+    budget_s: float,
+    time_limit_s: float,
+    jvm_pid: int | None = None,
+    progress: Callable[[PassReport], None] | None = None,
+) -> LoadReport:
     """The cold pass, then the warm pass, within `time_limit_s` in all."""
     deadline = time.monotonic() + time_limit_s
     report = LoadReport(threads, len(questions), rerank, budget_s, rss_mib(), rss_mib(jvm_pid) if jvm_pid else None)

@@ -32,8 +32,12 @@ def hit1_bar_chart(report: EvaluationReport, grouping: str, path: Path) -> Path 
     counts = [int(next(iter(table[group].values()))["queries"]) for group in groups]
     # Long group names (templates) would overlap side by side: tilt them when any is long.
     tilt = 20 if max(len(group) for group in groups) > 12 else 0
-    axes.set_xticks(range(len(groups)), [f"{group}\n(n={count})" for group, count in zip(groups, counts, strict=True)],
-                    rotation=tilt, ha="right" if tilt else "center")
+    axes.set_xticks(
+        range(len(groups)),
+        [f"{group}\n(n={count})" for group, count in zip(groups, counts, strict=True)],
+        rotation=tilt,
+        ha="right" if tilt else "center",
+    )
     axes.set_ylabel("Hit@1")
     axes.set_ylim(0, 1)
     axes.set_title(f"Hit@1 by {grouping}")

@@ -102,8 +102,9 @@ def read_queries(path: Path, split: str | None = None) -> list[EvalQuery]:
         use_splits = path.name == STARK_QA_FILE and split_dir.is_dir()
         return read_stark_queries(path, split_dir if use_splits else None, split)
     if suffix not in JSONL_SUFFIXES:
-        raise QueryFileError(path, None, f"unknown query file suffix {path.suffix!r}; "
-                                         f"allowed: .csv, {', '.join(JSONL_SUFFIXES)}")
+        raise QueryFileError(
+            path, None, f"unknown query file suffix {path.suffix!r}; allowed: .csv, {', '.join(JSONL_SUFFIXES)}"
+        )
     queries = read_jsonl_queries(path)
     if split is None:
         return queries
@@ -132,8 +133,7 @@ def read_jsonl_queries(path: Path) -> list[EvalQuery]:
     return _distinct(path, numbered)
 
 
-def read_stark_queries(csv_path: Path, split_dir: Path | None = None,
-                       split: str | None = None) -> list[EvalQuery]:
+def read_stark_queries(csv_path: Path, split_dir: Path | None = None, split: str | None = None) -> list[EvalQuery]:
     """The queries of a STaRK QA CSV in file order, labelled with their split when `split_dir` is given.
 
     Raises:
@@ -144,8 +144,11 @@ def read_stark_queries(csv_path: Path, split_dir: Path | None = None,
     if split is not None and split not in STARK_SPLITS:
         raise QueryFileError(csv_path, None, f"unknown split {split!r}; allowed: {', '.join(STARK_SPLITS)}")
     if split is not None and split_dir is None:
-        raise QueryFileError(csv_path, None, f"split {split!r} asked for, but there is no split folder "
-                                             f"(STaRK has one only for {STARK_QA_FILE})")
+        raise QueryFileError(
+            csv_path,
+            None,
+            f"split {split!r} asked for, but there is no split folder (STaRK has one only for {STARK_QA_FILE})",
+        )
     queries = _read_stark_csv(csv_path)
     if split_dir is None:
         return queries
@@ -175,8 +178,9 @@ def _read_stark_csv(path: Path) -> list[EvalQuery]:
         header = next(reader, [])
         missing = [name for name in STARK_COLUMNS if name not in header]
         if missing:
-            raise QueryFileError(path, 1, f"missing columns {missing}; header: {header}, "
-                                          f"required: {list(STARK_COLUMNS)}")
+            raise QueryFileError(
+                path, 1, f"missing columns {missing}; header: {header}, required: {list(STARK_COLUMNS)}"
+            )
         column = {name: header.index(name) for name in STARK_COLUMNS}
         start = reader.line_num + 1
         try:
@@ -186,8 +190,11 @@ def _read_stark_csv(path: Path) -> list[EvalQuery]:
                     continue
                 if len(row) != len(header):
                     raise QueryFileError(path, number, f"expected {len(header)} fields, got {len(row)}")
-                data = {"id": row[column["id"]].strip(), "text": row[column["query"]],
-                        "answer_ids": _answer_list(path, number, row[column["answer_ids"]])}
+                data = {
+                    "id": row[column["id"]].strip(),
+                    "text": row[column["query"]],
+                    "answer_ids": _answer_list(path, number, row[column["answer_ids"]]),
+                }
                 numbered.append((number, _validated(path, number, EvalQuery, data, rename={"text": "query"})))
         except csv.Error as error:
             raise QueryFileError(path, reader.line_num, f"not valid CSV ({error})") from error
@@ -201,8 +208,9 @@ def _answer_list(path: Path, number: int, text: str) -> list[Any]:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
         raise QueryFileError(path, number, f"answer_ids is not a list literal of ids: {text[:80]!r}") from error
     if not isinstance(value, list):
-        raise QueryFileError(path, number, f"answer_ids must be a list literal, got {type(value).__name__}: "
-                                           f"{text[:80]!r}")
+        raise QueryFileError(
+            path, number, f"answer_ids must be a list literal, got {type(value).__name__}: {text[:80]!r}"
+        )
     return value
 
 
@@ -211,8 +219,11 @@ def _read_split_dir(split_dir: Path, csv_path: Path, known: set[str]) -> dict[st
     for name in STARK_SPLITS:
         index = split_dir / f"{name}.index"
         if not index.is_file():
-            raise QueryFileError(index, None, f"split index not found; a split folder needs "
-                                              f"{', '.join(s + '.index' for s in STARK_SPLITS)}")
+            raise QueryFileError(
+                index,
+                None,
+                f"split index not found; a split folder needs {', '.join(s + '.index' for s in STARK_SPLITS)}",
+            )
         for number, line in enumerate(index.read_text(encoding="utf-8").splitlines(), start=1):
             query_id = line.strip()
             if not query_id:
@@ -220,21 +231,24 @@ def _read_split_dir(split_dir: Path, csv_path: Path, known: set[str]) -> dict[st
             if query_id not in known:
                 raise QueryFileError(index, number, f"query id {query_id!r} is not in {csv_path}")
             if query_id in split_of:
-                raise QueryFileError(index, number, f"query id {query_id!r} is also in split "
-                                                    f"{split_of[query_id]!r}; a query has one split")
+                raise QueryFileError(
+                    index,
+                    number,
+                    f"query id {query_id!r} is also in split {split_of[query_id]!r}; a query has one split",
+                )
             split_of[query_id] = name
     return split_of
 
 
-def _validated(path: Path, number: int, model: type[M], data: dict[str, Any],
-               rename: dict[str, str]) -> M:
+def _validated(path: Path, number: int, model: type[M], data: dict[str, Any], rename: dict[str, str]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        problems = [f"{'.'.join(rename.get(str(part), str(part)) for part in item['loc']) or '<line>'}: "
-                    f"{item['msg']}" for item in error.errors()]
-        raise QueryFileError(path, number, f"invalid {model.__name__}: " + "; ".join(problems),
-                             problems) from error
+        problems = [
+            f"{'.'.join(rename.get(str(part), str(part)) for part in item['loc']) or '<line>'}: {item['msg']}"
+            for item in error.errors()
+        ]
+        raise QueryFileError(path, number, f"invalid {model.__name__}: " + "; ".join(problems), problems) from error
 
 
 def _id_text(value: Any) -> Any:
@@ -249,8 +263,9 @@ def _distinct(path: Path, numbered: list[tuple[int, EvalQuery]]) -> list[EvalQue
     first_line: dict[str, int] = {}
     for number, query in numbered:
         if query.id in first_line:
-            raise QueryFileError(path, number, f"duplicate query id {query.id!r} "
-                                               f"(first on line {first_line[query.id]})")
+            raise QueryFileError(
+                path, number, f"duplicate query id {query.id!r} (first on line {first_line[query.id]})"
+            )
         first_line[query.id] = number
     return [query for _, query in numbered]
 
@@ -262,8 +277,18 @@ def write_queries(path: Path, queries: Iterable[EvalQuery]) -> None:
         handle.writelines(query.model_dump_json(exclude_defaults=True) + "\n" for query in queries)
 
 
-__all__ = ["STARK_SPLITS", "EvalQuery", "GoldAnchor", "QueryFileError", "query_set", "question_set",
-           "read_jsonl_queries", "read_queries", "read_stark_queries", "write_queries"]
+__all__ = [
+    "STARK_SPLITS",
+    "EvalQuery",
+    "GoldAnchor",
+    "QueryFileError",
+    "query_set",
+    "question_set",
+    "read_jsonl_queries",
+    "read_queries",
+    "read_stark_queries",
+    "write_queries",
+]
 
 
 def template_exclusions(every_query: Sequence[EvalQuery], evaluated: Sequence[EvalQuery]) -> dict[str, list[str]]:

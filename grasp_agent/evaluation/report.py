@@ -87,14 +87,23 @@ def system_scores(runs: SystemRuns, gold: Mapping[str, set[str]]) -> SystemScore
     latencies = np.asarray([run.latency_ms for run in runs.runs], dtype=np.float64)
     means = {name: fmean(values) for name, values in metrics.items()}
     return SystemScores(
-        system=runs.system, queries=len(runs.runs), hit_at_1=means["Hit@1"], hit_at_5=means["Hit@5"],
-        recall_at_20=means["R@20"], recall_at_50=means["R@50"], mrr=means["MRR"],
-        latency_mean_ms=float(latencies.mean()), latency_p50_ms=float(np.percentile(latencies, 50)),
-        latency_p95_ms=float(np.percentile(latencies, 95)), failures=runs.failures)
+        system=runs.system,
+        queries=len(runs.runs),
+        hit_at_1=means["Hit@1"],
+        hit_at_5=means["Hit@5"],
+        recall_at_20=means["R@20"],
+        recall_at_50=means["R@50"],
+        mrr=means["MRR"],
+        latency_mean_ms=float(latencies.mean()),
+        latency_p50_ms=float(np.percentile(latencies, 50)),
+        latency_p95_ms=float(np.percentile(latencies, 95)),
+        failures=runs.failures,
+    )
 
 
-def breakdown(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery],
-              grouping: str) -> dict[str, dict[str, dict[str, float]]]:
+def breakdown(
+    results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery], grouping: str
+) -> dict[str, dict[str, dict[str, float]]]:
     """group value -> system -> {queries, Hit@1, MRR}, for queries that carry the grouping's metadata."""
     gold = {query.id: set(query.answer_ids) for query in queries}
     group_of = {query.id: getattr(query, grouping) for query in queries}
@@ -116,14 +125,23 @@ def breakdown(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery],
     return dict(sorted(table.items()))
 
 
-def compare(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery], a: str, b: str,
-            seed: int = 0) -> Comparison:
+def compare(
+    results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery], a: str, b: str, seed: int = 0
+) -> Comparison:
     gold = {query.id: set(query.answer_ids) for query in queries}
     first, second = per_query(results[a], gold), per_query(results[b], gold)
     test = mcnemar([x > 0 for x in first["Hit@1"]], [x > 0 for x in second["Hit@1"]])
     boot = paired_bootstrap(first["MRR"], second["MRR"], seed=seed)
-    return Comparison(a, b, fmean(first["Hit@1"]), fmean(second["Hit@1"]), test.p_value, boot.delta,
-                      (boot.ci_low, boot.ci_high), boot.p_value)
+    return Comparison(
+        a,
+        b,
+        fmean(first["Hit@1"]),
+        fmean(second["Hit@1"]),
+        test.p_value,
+        boot.delta,
+        (boot.ci_low, boot.ci_high),
+        boot.p_value,
+    )
 
 
 def answer_scores(runs: SystemRuns, queries: Sequence[EvalQuery], gold_names: Mapping[str, set[str]]) -> AnswerScores:
@@ -145,13 +163,16 @@ def stage_medians(results: Mapping[str, SystemRuns]) -> dict[str, dict[str, floa
     for system, runs in results.items():
         stages = dict.fromkeys(stage for run in runs.runs for stage in run.stages_ms)
         if stages:
-            medians[system] = {stage: float(np.median([run.stages_ms[stage] for run in runs.runs
-                                                       if stage in run.stages_ms])) for stage in stages}
+            medians[system] = {
+                stage: float(np.median([run.stages_ms[stage] for run in runs.runs if stage in run.stages_ms]))
+                for stage in stages
+            }
     return medians
 
 
-def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery],
-                 gold_names: Mapping[str, set[str]] | None = None) -> EvaluationReport:
+def build_report(
+    results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery], gold_names: Mapping[str, set[str]] | None = None
+) -> EvaluationReport:
     """Scores of every system; GRASP systems compared with the best single branch and the hybrid baseline.
     With `gold_names` (query id -> the gold answers' names), systems that answer in words also get EM."""
     gold = {query.id: set(query.answer_ids) for query in queries}
@@ -160,49 +181,87 @@ def build_report(results: Mapping[str, SystemRuns], queries: Sequence[EvalQuery]
     by_name = {score.system: score for score in scores}
     singles = [name for name in ("text", "graph") if name in by_name]
     rivals = ([max(singles, key=lambda name: by_name[name].mrr)] if singles else []) + (
-        ["hybrid"] if "hybrid" in by_name else [])
-    comparisons = [compare(results, queries, system, rival)
-                   for system in ("grasp", "grasp+rerank") if system in by_name
-                   for rival in dict.fromkeys(rivals)]
-    answers = [answer_scores(runs, queries, gold_names) for runs in results.values()
-               if gold_names is not None and any(run.answer is not None for run in runs.runs)]
+        ["hybrid"] if "hybrid" in by_name else []
+    )
+    comparisons = [
+        compare(results, queries, system, rival)
+        for system in ("grasp", "grasp+rerank")
+        if system in by_name
+        for rival in dict.fromkeys(rivals)
+    ]
+    answers = [
+        answer_scores(runs, queries, gold_names)
+        for runs in results.values()
+        if gold_names is not None and any(run.answer is not None for run in runs.runs)
+    ]
     return EvaluationReport(scores, breakdowns, comparisons, answers, stage_medians(results))
 
 
 def to_json_dict(report: EvaluationReport) -> dict[str, object]:
-    return {"scores": [asdict(score) for score in report.scores], "breakdowns": report.breakdowns,
-            "comparisons": [asdict(comparison) for comparison in report.comparisons],
-            "answers": [asdict(answer) for answer in report.answers], "stage_p50_ms": report.stage_p50_ms}
+    return {
+        "scores": [asdict(score) for score in report.scores],
+        "breakdowns": report.breakdowns,
+        "comparisons": [asdict(comparison) for comparison in report.comparisons],
+        "answers": [asdict(answer) for answer in report.answers],
+        "stage_p50_ms": report.stage_p50_ms,
+    }
 
 
 def to_markdown(report: EvaluationReport) -> str:
-    lines = ["| system | queries | Hit@1 | Hit@5 | R@20 | R@50 | MRR | mean ms | p50 ms | p95 ms | failures |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {s.system} | {s.queries} | {s.hit_at_1:.3f} | {s.hit_at_5:.3f} | {s.recall_at_20:.3f} | "
-              f"{s.recall_at_50:.3f} | {s.mrr:.3f} | {s.latency_mean_ms:.0f} | {s.latency_p50_ms:.0f} | "
-              f"{s.latency_p95_ms:.0f} | {s.failures} |" for s in report.scores]
+    lines = [
+        "| system | queries | Hit@1 | Hit@5 | R@20 | R@50 | MRR | mean ms | p50 ms | p95 ms | failures |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {s.system} | {s.queries} | {s.hit_at_1:.3f} | {s.hit_at_5:.3f} | {s.recall_at_20:.3f} | "
+        f"{s.recall_at_50:.3f} | {s.mrr:.3f} | {s.latency_mean_ms:.0f} | {s.latency_p50_ms:.0f} | "
+        f"{s.latency_p95_ms:.0f} | {s.failures} |"
+        for s in report.scores
+    ]
     if report.comparisons:
-        lines += ["", "| A vs B | Hit@1 A / B | McNemar p | MRR delta (95% CI) | bootstrap p |", "|---|---|---|---|---|"]
-        lines += [f"| {c.a} vs {c.b} | {c.hit1_a:.3f} / {c.hit1_b:.3f} | {c.mcnemar_p:.4f} | "
-                  f"{c.mrr_delta:+.3f} ({c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}) | {c.bootstrap_p:.4f} |"
-                  for c in report.comparisons]
+        lines += [
+            "",
+            "| A vs B | Hit@1 A / B | McNemar p | MRR delta (95% CI) | bootstrap p |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {c.a} vs {c.b} | {c.hit1_a:.3f} / {c.hit1_b:.3f} | {c.mcnemar_p:.4f} | "
+            f"{c.mrr_delta:+.3f} ({c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}) | {c.bootstrap_p:.4f} |"
+            for c in report.comparisons
+        ]
     if report.answers:
         em_cells = sorted({cell for answer in report.answers for cell in answer.cells})
-        lines += ["", "Answer exact match (EM; Overall = mean of the level/hops cells)", "",
-                  "| system | n | Overall | micro | " + " | ".join(em_cells) + " |",
-                  "|---|---|---|---|" + "---|" * len(em_cells)]
-        lines += [f"| {a.system} | {a.questions} | {a.em_overall:.3f} | {a.em_micro:.3f} | " + " | ".join(
-            f"{a.cells[cell]:.3f}" if cell in a.cells else "-" for cell in em_cells) + " |" for a in report.answers]
+        lines += [
+            "",
+            "Answer exact match (EM; Overall = mean of the level/hops cells)",
+            "",
+            "| system | n | Overall | micro | " + " | ".join(em_cells) + " |",
+            "|---|---|---|---|" + "---|" * len(em_cells),
+        ]
+        lines += [
+            f"| {a.system} | {a.questions} | {a.em_overall:.3f} | {a.em_micro:.3f} | "
+            + " | ".join(f"{a.cells[cell]:.3f}" if cell in a.cells else "-" for cell in em_cells)
+            + " |"
+            for a in report.answers
+        ]
     for system, stages in report.stage_p50_ms.items():
         lines += ["", f"{system}: stage p50 ms: " + ", ".join(f"{stage} {ms:.0f}" for stage, ms in stages.items())]
     systems = [score.system for score in report.scores]
     for grouping, table in report.breakdowns.items():
         if not table:
             continue
-        lines += ["", f"Hit@1 by {grouping} (queries)", "", "| " + grouping + " | n | " + " | ".join(systems) + " |",
-                  "|---|---|" + "---|" * len(systems)]
+        lines += [
+            "",
+            f"Hit@1 by {grouping} (queries)",
+            "",
+            "| " + grouping + " | n | " + " | ".join(systems) + " |",
+            "|---|---|" + "---|" * len(systems),
+        ]
         for group, cells in table.items():
             count = int(next(iter(cells.values()))["queries"])
-            lines.append(f"| {group} | {count} | " + " | ".join(
-                f"{cells[system]['Hit@1']:.3f}" if system in cells else "-" for system in systems) + " |")
+            lines.append(
+                f"| {group} | {count} | "
+                + " | ".join(f"{cells[system]['Hit@1']:.3f}" if system in cells else "-" for system in systems)
+                + " |"
+            )
     return "\n".join(lines) + "\n"

@@ -30,8 +30,9 @@ def run_file_stem(system: str) -> str:
     return _FILE_SAFE.sub("_", system)
 
 
-def write_runs(results: Mapping[str, SystemRuns], folder: Path,
-               gold_names: Mapping[str, set[str]] | None = None) -> Path:
+def write_runs(
+    results: Mapping[str, SystemRuns], folder: Path, gold_names: Mapping[str, set[str]] | None = None
+) -> Path:
     """Writes `folder/runs/` (see the module docstring) and returns it."""
     runs_dir = folder / RUNS_DIR
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -39,16 +40,28 @@ def write_runs(results: Mapping[str, SystemRuns], folder: Path,
         stem = run_file_stem(system)
         with (runs_dir / f"{stem}.jsonl").open("w", encoding="utf-8") as jsonl:
             for run in runs.runs:
-                jsonl.write(json.dumps({"system": system, "query_id": run.query_id, "ranked": list(run.ranked),
-                                        "latency_ms": run.latency_ms, "failure": run.failure, "answer": run.answer,
-                                        "stages_ms": run.stages_ms}) + "\n")
+                jsonl.write(
+                    json.dumps(
+                        {
+                            "system": system,
+                            "query_id": run.query_id,
+                            "ranked": list(run.ranked),
+                            "latency_ms": run.latency_ms,
+                            "failure": run.failure,
+                            "answer": run.answer,
+                            "stages_ms": run.stages_ms,
+                        }
+                    )
+                    + "\n"
+                )
         with (runs_dir / f"{stem}.trec").open("w", encoding="utf-8") as trec:
             for run in runs.runs:
                 for rank, node_id in enumerate(run.ranked, start=1):
                     trec.write(f"{_token(run.query_id)} Q0 {_token(str(node_id))} {rank} {1.0 / rank:.6f} {stem}\n")
     if gold_names is not None:
-        (runs_dir / GOLD_NAMES).write_text(json.dumps({key: sorted(names) for key, names in gold_names.items()}),
-                                           encoding="utf-8")
+        (runs_dir / GOLD_NAMES).write_text(
+            json.dumps({key: sorted(names) for key, names in gold_names.items()}), encoding="utf-8"
+        )
     return runs_dir
 
 
@@ -69,14 +82,24 @@ def read_runs(folder: Path) -> tuple[dict[str, SystemRuns], dict[str, set[str]] 
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if line.strip():
                 record = _record(path, number, line)
-                results.setdefault(record["system"], SystemRuns(record["system"])).runs.append(QueryRun(
-                    str(record["query_id"]), tuple(record["ranked"]), float(record["latency_ms"]),
-                    record.get("failure"), record.get("answer"), dict(record.get("stages_ms") or {})))
+                results.setdefault(record["system"], SystemRuns(record["system"])).runs.append(
+                    QueryRun(
+                        str(record["query_id"]),
+                        tuple(record["ranked"]),
+                        float(record["latency_ms"]),
+                        record.get("failure"),
+                        record.get("answer"),
+                        dict(record.get("stages_ms") or {}),
+                    )
+                )
     order = {name: index for index, name in enumerate(SYSTEMS)}
     ordered = dict(sorted(results.items(), key=lambda item: order.get(item[0], len(order))))
     names_path = runs_dir / GOLD_NAMES
-    names = ({key: set(value) for key, value in json.loads(names_path.read_text(encoding="utf-8")).items()}
-             if names_path.is_file() else None)
+    names = (
+        {key: set(value) for key, value in json.loads(names_path.read_text(encoding="utf-8")).items()}
+        if names_path.is_file()
+        else None
+    )
     return ordered, names
 
 
@@ -85,11 +108,15 @@ def _record(path: Path, number: int, line: str) -> dict[str, Any]:
         record = json.loads(line)
     except ValueError as error:
         raise EvaluationError(f"{path}:{number}: not JSON ({error})") from error
-    missing = ([key for key in ("system", "query_id", "ranked", "latency_ms") if key not in record]
-               if isinstance(record, dict) else ["all"])
+    missing = (
+        [key for key in ("system", "query_id", "ranked", "latency_ms") if key not in record]
+        if isinstance(record, dict)
+        else ["all"]
+    )
     if missing or not isinstance(record.get("ranked"), list):
-        raise EvaluationError(f"{path}:{number}: a run line needs system, query_id, ranked (a list) and latency_ms; "
-                              f"missing {missing}")
+        raise EvaluationError(
+            f"{path}:{number}: a run line needs system, query_id, ranked (a list) and latency_ms; missing {missing}"
+        )
     return record
 
 

@@ -83,9 +83,15 @@ def missing_answers(queries: Sequence[EvalQuery], node_ids: Iterable[NodeId]) ->
     return [query for query in queries if not present.intersection(query.answer_ids)]
 
 
-def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[str], *,
-                options: SearchOptions | None = None, progress: bool = False,
-                bank_exclusions: Mapping[str, Sequence[str]] | None = None) -> dict[str, SystemRuns]:
+def run_systems(
+    grasp: Grasp,
+    queries: Sequence[EvalQuery],
+    systems: Sequence[str],
+    *,
+    options: SearchOptions | None = None,
+    progress: bool = False,
+    bank_exclusions: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, SystemRuns]:
     """Every system's ranking (top `DEPTH`) of every query, in query order."""
     chosen = check_systems(systems)
     if not queries:
@@ -98,10 +104,15 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
     if "adapath" in chosen and BankStore(grasp.parts.driver, grasp.parts.settings.neo4j_database).identity() is None:
         raise EvaluationError("adapath needs a Path-Bank in the database: run `grasp adapath build-bank --queries F`")
     results = {name: SystemRuns(name) for name in chosen}
-    pipeline_options = (options or SearchOptions()).model_copy(update={"k": DEPTH, "with_cypher": False,
-                                                                        "rerank": "grasp+rerank" in chosen,
-                                                                        # scores must not depend on the load
-                                                                        "rerank_budget_s": 0.0})
+    pipeline_options = (options or SearchOptions()).model_copy(
+        update={
+            "k": DEPTH,
+            "with_cypher": False,
+            "rerank": "grasp+rerank" in chosen,
+            # scores must not depend on the load
+            "rerank_budget_s": 0.0,
+        }
+    )
     for query in tqdm(queries, desc="evaluating", unit="query", disable=not progress):
         for name in chosen:
             if name in TEXT_BASELINES:
@@ -112,7 +123,9 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
                 results[name].runs.append(_run_adapath(name, grasp, query, (bank_exclusions or {}).get(query.id, ())))
         if any(name in PIPELINE_SYSTEMS for name in chosen):
             hidden = tuple((bank_exclusions or {}).get(query.id, ()))
-            query_options = pipeline_options.model_copy(update={"exclude_examples": hidden}) if hidden else pipeline_options
+            query_options = (
+                pipeline_options.model_copy(update={"exclude_examples": hidden}) if hidden else pipeline_options
+            )
             for name, run in _run_pipeline(grasp, query, query_options).items():
                 if name in results:
                     results[name].runs.append(run)
@@ -121,7 +134,11 @@ def run_systems(grasp: Grasp, queries: Sequence[EvalQuery], systems: Sequence[st
 
 def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
     search: Callable[[str, int], TextRanking] = {
-        "bm25": branch.bm25, "vss": branch.vss, "hybrid": branch.bm25_vss, "text": branch.search}[name]
+        "bm25": branch.bm25,
+        "vss": branch.vss,
+        "hybrid": branch.bm25_vss,
+        "text": branch.search,
+    }[name]
     start = time.perf_counter()
     try:
         ranking = search(query.text, DEPTH)
@@ -133,14 +150,26 @@ def _run_text(name: str, branch: TextBranch, query: EvalQuery) -> QueryRun:
 def _run_adapath(name: str, grasp: Grasp, query: EvalQuery, hidden: Sequence[str]) -> QueryRun:
     start = time.perf_counter()
     try:
-        result = grasp.paths(query.text, topic_ids=list(query.topic_ids) or None, meta_paths=ADAPATH_SYSTEMS[name],
-                             k=DEPTH, exclude_bank_queries=list(hidden))
+        result = grasp.paths(
+            query.text,
+            topic_ids=list(query.topic_ids) or None,
+            meta_paths=ADAPATH_SYSTEMS[name],
+            k=DEPTH,
+            exclude_bank_queries=list(hidden),
+        )
     except (GraspError, Neo4jError) as error:
         return QueryRun(query.id, (), _since(start), f"{type(error).__name__}: {error}")
-    failure = "; ".join(result.failures) or (None if result.topics else "no topic node (" + "; ".join(result.notes)
-                                              + ")")
-    return QueryRun(query.id, tuple(result.ranked_end_nodes)[:DEPTH], _since(start), failure,
-                    result.answer.text, dict(result.timings_ms))
+    failure = "; ".join(result.failures) or (
+        None if result.topics else "no topic node (" + "; ".join(result.notes) + ")"
+    )
+    return QueryRun(
+        query.id,
+        tuple(result.ranked_end_nodes)[:DEPTH],
+        _since(start),
+        failure,
+        result.answer.text,
+        dict(result.timings_ms),
+    )
 
 
 def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dict[str, QueryRun]:
@@ -160,8 +189,9 @@ def _run_pipeline(grasp: Grasp, query: EvalQuery, options: SearchOptions) -> dic
     reranked = tuple(final.ids[:DEPTH]) if final is not None else ()
     rerank_failure = _rerank_failure(state)
     return {
-        "graph": QueryRun(query.id, tuple(graph.node_ids[:DEPTH]) if graph is not None else (), graph_ms,
-                          graph_failure),
+        "graph": QueryRun(
+            query.id, tuple(graph.node_ids[:DEPTH]) if graph is not None else (), graph_ms, graph_failure
+        ),
         "grasp": QueryRun(query.id, fused, fused_ms),  # type: ignore[arg-type]
         "grasp+rerank": QueryRun(query.id, reranked, total, rerank_failure),
     }

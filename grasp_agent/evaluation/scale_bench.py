@@ -106,11 +106,19 @@ def parse_scales(text: str) -> list[float]:
 
 def bench_settings(base: Settings, folder: Path, scale: float) -> Settings:
     """The base settings with a private instance, ports and index folders under `folder`."""
-    return base.model_copy(update={
-        "instance": f"scale-{scale_tag(scale)}", "instances_dir": folder / "instances", "neo4j_uri": None,
-        "neo4j_database": "neo4j", "bolt_port": BOLT_PORT, "http_port": HTTP_PORT,
-        "text_index_dir": folder / "text_index", "dense_index_dir": folder / "dense_index",
-        "field_weights_dir": folder / "field_weights"})
+    return base.model_copy(
+        update={
+            "instance": f"scale-{scale_tag(scale)}",
+            "instances_dir": folder / "instances",
+            "neo4j_uri": None,
+            "neo4j_database": "neo4j",
+            "bolt_port": BOLT_PORT,
+            "http_port": HTTP_PORT,
+            "text_index_dir": folder / "text_index",
+            "dense_index_dir": folder / "dense_index",
+            "field_weights_dir": folder / "field_weights",
+        }
+    )
 
 
 @contextmanager
@@ -144,8 +152,9 @@ def run_scale(shape: SkbShape, scale: float, base: Settings, options: ScaleOptio
     generated = generate_skb(shape, scale, options.seed, folder / "skb", progress=options.progress)
     # Behind the vector cache as in production, so the text branch reuses the vectors the load stored.
     embedder = CachedEmbedder(HashingEmbedder(max_tokens=STAND_IN_TOKENS), folder / "embeddings.sqlite")
-    result = ScaleResult(scale, f"{embedder.model_id} (stand-in: feature hashing, no semantics)",
-                         generate_seconds=generated.seconds)
+    result = ScaleResult(
+        scale, f"{embedder.model_id} (stand-in: feature hashing, no semantics)", generate_seconds=generated.seconds
+    )
     settings = bench_settings(base, folder, scale)
     database = settings.neo4j_database
     try:
@@ -158,8 +167,20 @@ def run_scale(shape: SkbShape, scale: float, base: Settings, options: ScaleOptio
             result.store_mib, result.tx_log_mib = size.database_bytes / MIB, size.transaction_log_bytes / MIB
             result.heap_used_mib_after_load = heap_used_mib(driver, database)
             schema = generated.source().schema()
-            result.plans = [time_plans(driver, database, schema, embedder, generated.nodes, node_id, hops,
-                                       options.plans_per_hop, options.seed) for hops in options.hop_counts]
+            result.plans = [
+                time_plans(
+                    driver,
+                    database,
+                    schema,
+                    embedder,
+                    generated.nodes,
+                    node_id,
+                    hops,
+                    options.plans_per_hop,
+                    options.seed,
+                )
+                for hops in options.hop_counts
+            ]
             _measure_text_branch(driver, settings, embedder, schema, result, options)
             result.heap_used_mib_after_queries = heap_used_mib(driver, database)
     finally:
@@ -170,13 +191,21 @@ def run_scale(shape: SkbShape, scale: float, base: Settings, options: ScaleOptio
     return result
 
 
-def _measure_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema,
-                         result: ScaleResult, options: ScaleOptions) -> None:
+def _measure_text_branch(
+    driver: Driver,
+    settings: Settings,
+    embedder: GraspEmbedder,
+    schema: SkbSchema,
+    result: ScaleResult,
+    options: ScaleOptions,
+) -> None:
     needed, free = result.nodes * TEXT_BYTES_PER_NODE, available_memory_bytes()
     if needed > TEXT_MEMORY_SHARE * free:
-        result.text_note = (f"not built: the index build holds every node's stored vectors in Python, about "
-                            f"{needed / 2**30:.1f} GiB for {result.nodes:,} nodes, over {TEXT_MEMORY_SHARE:.0%} of "
-                            f"the {free / 2**30:.1f} GiB available")
+        result.text_note = (
+            f"not built: the index build holds every node's stored vectors in Python, about "
+            f"{needed / 2**30:.1f} GiB for {result.nodes:,} nodes, over {TEXT_MEMORY_SHARE:.0%} of "
+            f"the {free / 2**30:.1f} GiB available"
+        )
         return
     started = time.monotonic()
     branch = open_text_branch(driver, settings, embedder, schema, progress=options.progress)
@@ -185,7 +214,9 @@ def _measure_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbe
     result.text = time_text_branch(branch, queries)
 
 
-def run_scale_bench(shape: SkbShape, scales: Sequence[float], base: Settings, options: ScaleOptions) -> list[ScaleResult]:
+def run_scale_bench(
+    shape: SkbShape, scales: Sequence[float], base: Settings, options: ScaleOptions
+) -> list[ScaleResult]:
     """One result per scale, smallest first (the Python peak RSS is cumulative, so ascending order keeps it
     meaningful)."""
     if not scales or any(not (scale > 0 and math.isfinite(scale)) for scale in scales):

@@ -27,11 +27,9 @@ from grasp_agent.skb.embedding_stage import NAME_MAX_TOKENS
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.retriever import TextBranch
 
-_HAS_STEP = ("MATCH (n:{{label}} {id: $id}) "
-             "RETURN n.name AS name, EXISTS { (n)-[:{{type}}]-(:{{other}}) } AS connected")
+_HAS_STEP = "MATCH (n:{{label}} {id: $id}) RETURN n.name AS name, EXISTS { (n)-[:{{type}}]-(:{{other}}) } AS connected"
 # Rare relations (a few % of nodes) can defeat random tries; then one of the first nodes along the relation.
-_ALONG_STEP = ("MATCH (n:{{label}})-[:{{type}}]-(:{{other}}) "
-               "RETURN n.name AS name SKIP $skip LIMIT 1")
+_ALONG_STEP = "MATCH (n:{{label}})-[:{{type}}]-(:{{other}}) RETURN n.name AS name SKIP $skip LIMIT 1"
 _DOCUMENTS = "MATCH (n:{{label}}) WHERE n.id IN $ids RETURN n.id AS id, n.doc AS doc"
 _HEAP = "CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes RETURN attributes.HeapMemoryUsage AS heap"
 ANCHOR_TRIES = 20  # random nodes tried per plan for one with an edge along the first hop
@@ -95,20 +93,34 @@ def random_path(rng: np.random.Generator, steps: dict[str, list[Step]], hops: in
 def build_plan(path: Sequence[Step], anchor_name: str) -> Plan:
     """a1 -[r1]- x1 -[r2]- ... - t, every end typed (no inference needed); relevance text = the anchor's name."""
     names = ["a1", *[f"x{i}" for i in range(1, len(path))], "t"]
-    hops = tuple(Hop(source=names[i], relation=step.relation, target=names[i + 1], source_type=step.source,
-                     target_type=step.target) for i, step in enumerate(path))
-    return Plan(anchors=(Anchor(var="a1", type=path[0].source, text=anchor_name),), hops=hops,
-                target=Target(var="t", type=path[-1].target), relevance_text=anchor_name)
+    hops = tuple(
+        Hop(
+            source=names[i],
+            relation=step.relation,
+            target=names[i + 1],
+            source_type=step.source,
+            target_type=step.target,
+        )
+        for i, step in enumerate(path)
+    )
+    return Plan(
+        anchors=(Anchor(var="a1", type=path[0].source, text=anchor_name),),
+        hops=hops,
+        target=Target(var="t", type=path[-1].target),
+        relevance_text=anchor_name,
+    )
 
 
-def pick_anchor(driver: Driver, database: str, rng: np.random.Generator, step: Step, count: int,
-                node_id: Callable[[str, int], str]) -> str:
+def pick_anchor(
+    driver: Driver, database: str, rng: np.random.Generator, step: Step, count: int, node_id: Callable[[str, int], str]
+) -> str:
     """The name of a random node of the step's source label with an edge along the step."""
     identifiers = {"label": step.source, "type": step.relation, "other": step.target}
     query = fill_identifiers(_HAS_STEP, **identifiers)
     for _ in range(ANCHOR_TRIES):
-        records, _, _ = driver.execute_query(query, id=node_id(step.source, int(rng.integers(count))),
-                                             database_=database, routing_=RoutingControl.READ)
+        records, _, _ = driver.execute_query(
+            query, id=node_id(step.source, int(rng.integers(count))), database_=database, routing_=RoutingControl.READ
+        )
         if records and records[0]["connected"]:
             return str(records[0]["name"])
     along = fill_identifiers(_ALONG_STEP, **identifiers)
@@ -119,8 +131,17 @@ def pick_anchor(driver: Driver, database: str, rng: np.random.Generator, step: S
     raise GraspError(f"no {step.source} node has a {step.relation} edge to a {step.target}; cannot anchor a plan")
 
 
-def time_plans(driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder, counts: dict[str, int],
-               node_id: Callable[[str, int], str], hops: int, plans: int, seed: int) -> PlanTimings:
+def time_plans(
+    driver: Driver,
+    database: str,
+    schema: SkbSchema,
+    embedder: GraspEmbedder,
+    counts: dict[str, int],
+    node_id: Callable[[str, int], str],
+    hops: int,
+    plans: int,
+    seed: int,
+) -> PlanTimings:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(hops,))))
     procedures = GraphProcedures(driver, database)
     names, docs, steps = embedder.with_max_tokens(NAME_MAX_TOKENS), embedder, schema_steps(schema)
@@ -131,8 +152,9 @@ def time_plans(driver: Driver, database: str, schema: SkbSchema, embedder: Grasp
         check = procedures.validate(plan.to_json())
         if not check.valid:
             raise GraspError(f"benchmark plan {plan.to_json()} is invalid: {'; '.join(check.errors)}")
-        built.append((plan.to_json(), {"a1": names.embed_query(plan.anchors[0].text)},
-                      docs.embed_query(plan.relevance_text)))
+        built.append(
+            (plan.to_json(), {"a1": names.embed_query(plan.anchors[0].text)}, docs.embed_query(plan.relevance_text))
+        )
     config, limit = ExecutionSettings().config(), ExecutionSettings().limit
     outcomes = {"ranked": 0, "empty": 0, "refused": 0}
     first: list[float] = []
@@ -149,8 +171,9 @@ def time_plans(driver: Driver, database: str, schema: SkbSchema, embedder: Grasp
                 times.append((time.perf_counter() - started) * 1000.0)
         if number > 0:
             outcomes[outcome] += 1
-    return PlanTimings(hops, Latency.of(second), Latency.of(first), outcomes["ranked"], outcomes["empty"],
-                       outcomes["refused"])
+    return PlanTimings(
+        hops, Latency.of(second), Latency.of(first), outcomes["ranked"], outcomes["empty"], outcomes["refused"]
+    )
 
 
 def text_queries(driver: Driver, database: str, branch: TextBranch, count: int, seed: int) -> list[str]:
@@ -163,8 +186,9 @@ def text_queries(driver: Driver, database: str, branch: TextBranch, count: int, 
     for node, label in branch.labels_of(ids).items():
         by_label.setdefault(label, []).append(node)
     for label, members in sorted(by_label.items()):
-        records, _, _ = driver.execute_query(fill_identifiers(_DOCUMENTS, label=label), ids=members,
-                                             database_=database, routing_=RoutingControl.READ)
+        records, _, _ = driver.execute_query(
+            fill_identifiers(_DOCUMENTS, label=label), ids=members, database_=database, routing_=RoutingControl.READ
+        )
         documents.update({record["id"]: str(record["doc"] or "") for record in records})
     queries = []
     for node in ids:
@@ -196,4 +220,3 @@ def heap_used_mib(driver: Driver, database: str) -> float:
         value = value["properties"]
     used = value.get("used") if isinstance(value, dict) else None
     return float(used) / MIB if isinstance(used, int | float) else float("nan")
-

@@ -48,45 +48,71 @@ def read_results(path: Path) -> list[ScaleResult]:
     """Results written by `write_results` (nulls back to NaN), so runs of different scales can be merged."""
     try:
         rows = json.loads(path.read_text())
-        return [ScaleResult(
-            scale=float(row["scale"]), embedder=row["embedder"], nodes=row["nodes"], edges=row["edges"],
-            nodes_by_label=row["nodes_by_label"], edges_by_triple=row["edges_by_triple"],
-            generate_seconds=row["generate_seconds"], load_seconds=row["load_seconds"], store_mib=row["store_mib"],
-            tx_log_mib=row["tx_log_mib"],
-            plans=[PlanTimings(plan["hops"], _latency(plan["latency"]) or Latency(0, math.nan, math.nan),
-                               _latency(plan["first_run"]) or Latency(0, math.nan, math.nan), plan["ranked"],
-                               plan["empty"], plan["refused"]) for plan in row["plans"]],
-            text_index_seconds=row["text_index_seconds"], text=_latency(row["text"]), text_note=row["text_note"],
-            python_peak_rss_mib=row["python_peak_rss_mib"],
-            heap_used_mib_after_load=_number(row["heap_used_mib_after_load"]),
-            heap_used_mib_after_queries=_number(row["heap_used_mib_after_queries"])) for row in rows]
+        return [
+            ScaleResult(
+                scale=float(row["scale"]),
+                embedder=row["embedder"],
+                nodes=row["nodes"],
+                edges=row["edges"],
+                nodes_by_label=row["nodes_by_label"],
+                edges_by_triple=row["edges_by_triple"],
+                generate_seconds=row["generate_seconds"],
+                load_seconds=row["load_seconds"],
+                store_mib=row["store_mib"],
+                tx_log_mib=row["tx_log_mib"],
+                plans=[
+                    PlanTimings(
+                        plan["hops"],
+                        _latency(plan["latency"]) or Latency(0, math.nan, math.nan),
+                        _latency(plan["first_run"]) or Latency(0, math.nan, math.nan),
+                        plan["ranked"],
+                        plan["empty"],
+                        plan["refused"],
+                    )
+                    for plan in row["plans"]
+                ],
+                text_index_seconds=row["text_index_seconds"],
+                text=_latency(row["text"]),
+                text_note=row["text_note"],
+                python_peak_rss_mib=row["python_peak_rss_mib"],
+                heap_used_mib_after_load=_number(row["heap_used_mib_after_load"]),
+                heap_used_mib_after_queries=_number(row["heap_used_mib_after_queries"]),
+            )
+            for row in rows
+        ]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DataFileError(path, None, f"not a scale benchmark result file ({error})") from error
 
 
 def markdown_row(result: ScaleResult) -> str:
     """One row of docs/benchmarks.md's scale table (its header is TABLE_HEADER)."""
-    stages = [result.load_seconds.get(stage, math.nan) for stage in
-              ("nodes", "edges", "documents+embeddings", "vector indexes")]
+    stages = [
+        result.load_seconds.get(stage, math.nan)
+        for stage in ("nodes", "edges", "documents+embeddings", "vector indexes")
+    ]
     latency = " / ".join(f"{t.latency.p50_ms:.0f}-{t.latency.p95_ms:.0f}" for t in result.plans)
     first = " / ".join(f"{t.first_run.p50_ms:.0f}" for t in result.plans)
     text = f"{result.text.p50_ms:.1f} / {result.text.p95_ms:.1f}" if result.text is not None else "not built"
     index = f"{result.text_index_seconds:.0f} s" if result.text_index_seconds is not None else "-"
-    return (f"| {result.scale:g}x | {result.nodes:,} | {result.edges:,} | {result.generate_seconds:.0f} s | "
-            + " | ".join(f"{value:.0f} s" for value in stages)
-            + f" | {result.load_total_seconds:.0f} s | {result.store_mib:,.0f} / {result.tx_log_mib:,.0f} | {latency} | "
-            f"{first} | {index} | {text} | {result.python_peak_rss_mib:,.0f} | "
-            f"{_mib(result.heap_used_mib_after_load)} / {_mib(result.heap_used_mib_after_queries)} |")
+    return (
+        f"| {result.scale:g}x | {result.nodes:,} | {result.edges:,} | {result.generate_seconds:.0f} s | "
+        + " | ".join(f"{value:.0f} s" for value in stages)
+        + f" | {result.load_total_seconds:.0f} s | {result.store_mib:,.0f} / {result.tx_log_mib:,.0f} | {latency} | "
+        f"{first} | {index} | {text} | {result.python_peak_rss_mib:,.0f} | "
+        f"{_mib(result.heap_used_mib_after_load)} / {_mib(result.heap_used_mib_after_queries)} |"
+    )
 
 
 def _mib(value: float) -> str:
     return f"{value:,.0f}" if math.isfinite(value) else "-"
 
 
-TABLE_HEADER = ("| scale | nodes | edges | generate | load: nodes | edges | documents + embeddings | vector indexes | "
-                "load total | store (db / tx logs) MiB | plan p50-p95 ms (1 / 2 / 3 hops) | plan first run p50 ms "
-                "(1 / 2 / 3) | text index build | text search p50 / p95 ms | Python peak RSS MiB | JVM heap used after "
-                "load / queries MiB |\n|" + "---|" * 16)
+TABLE_HEADER = (
+    "| scale | nodes | edges | generate | load: nodes | edges | documents + embeddings | vector indexes | "
+    "load total | store (db / tx logs) MiB | plan p50-p95 ms (1 / 2 / 3 hops) | plan first run p50 ms "
+    "(1 / 2 / 3) | text index build | text search p50 / p95 ms | Python peak RSS MiB | JVM heap used after "
+    "load / queries MiB |\n|" + "---|" * 16
+)
 
 
 def _pyplot() -> Any:
@@ -131,9 +157,13 @@ def _panels(results: Sequence[ScaleResult]) -> dict[str, tuple[str, Series]]:
         _add(memory, "Python peak RSS", nodes, result.python_peak_rss_mib)
         _add(memory, "JVM heap used after load", nodes, result.heap_used_mib_after_load)
         _add(memory, "JVM heap used after queries", nodes, result.heap_used_mib_after_queries)
-    return {"load and build seconds": ("seconds", load), "plan execution (grasp.plan.execute)": ("ms", plans),
-            "text branch (mFAR search)": ("ms", text), "store size": ("MiB", store),
-            "memory": ("MiB", memory)}
+    return {
+        "load and build seconds": ("seconds", load),
+        "plan execution (grasp.plan.execute)": ("ms", plans),
+        "text branch (mFAR search)": ("ms", text),
+        "store size": ("MiB", store),
+        "memory": ("MiB", memory),
+    }
 
 
 def plot_scale(results: Sequence[ScaleResult], path: Path) -> Path:
@@ -161,8 +191,9 @@ def plot_scale(results: Sequence[ScaleResult], path: Path) -> Path:
             axes.legend(fontsize="small")
     embedders = sorted({result.embedder for result in results})
     axes_list[-1].axis("off")
-    axes_list[-1].text(0.0, 0.9, "embedder: " + "; ".join(embedders), wrap=True, fontsize="small",
-                       verticalalignment="top")
+    axes_list[-1].text(
+        0.0, 0.9, "embedder: " + "; ".join(embedders), wrap=True, fontsize="small", verticalalignment="top"
+    )
     figure.suptitle("grasp scale curve: synthetic SKBs with the measured shape")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

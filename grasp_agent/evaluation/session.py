@@ -80,11 +80,12 @@ def prepare_evaluation(request: EvaluationRequest) -> PreparedEvaluation:
     """The systems checked (before the query file is read) and the queries of the split, the first `limit`."""
     systems = check_systems(request.systems)
     queries = read_queries(request.queries_file, request.split)
-    return PreparedEvaluation(request, systems, queries[:request.limit] if request.limit else queries)
+    return PreparedEvaluation(request, systems, queries[: request.limit] if request.limit else queries)
 
 
-def answerable(queries: Sequence[EvalQuery], node_ids: Iterable[NodeId], skb_name: str,
-               allow_missing: bool = False) -> list[EvalQuery]:
+def answerable(
+    queries: Sequence[EvalQuery], node_ids: Iterable[NodeId], skb_name: str, allow_missing: bool = False
+) -> list[EvalQuery]:
     """The queries with an answer node in the loaded SKB. Queries without one are an error, unless
     `allow_missing` and at least one query has an answer there: then they are dropped."""
     absent = missing_answers(queries, node_ids)
@@ -93,42 +94,62 @@ def answerable(queries: Sequence[EvalQuery], node_ids: Iterable[NodeId], skb_nam
         raise EvaluationError(
             f"{len(absent)} of {len(queries)} queries have no answer node in the loaded SKB '{skb_name}' (e.g. "
             f"{example}): these queries were written for another knowledge base"
-            + ("" if len(absent) == len(queries) else "; --allow-missing runs the rest"))
+            + ("" if len(absent) == len(queries) else "; --allow-missing runs the rest")
+        )
     return [query for query in queries if query not in absent]
 
 
-def run_evaluation(prepared: PreparedEvaluation, settings: Settings, out: Path,
-                   progress: bool = False) -> EvaluationOutcome:
+def run_evaluation(
+    prepared: PreparedEvaluation, settings: Settings, out: Path, progress: bool = False
+) -> EvaluationOutcome:
     """Every system on the queries against the configured Neo4j; the runs saved in `out/runs/` and the
     report written to `out` (see `write_report`)."""
     request, systems = prepared.request, prepared.systems
     with Grasp.from_config(settings, progress=progress) as grasp:
         queries = prepared.queries
         if grasp.parts.text_branch is not None:
-            queries = answerable(queries, grasp.parts.text_branch.node_ids, grasp.parts.schema.name,
-                                 request.allow_missing)
+            queries = answerable(
+                queries, grasp.parts.text_branch.node_ids, grasp.parts.schema.name, request.allow_missing
+            )
         options = SearchOptions(fusion=request.fusion, planner=request.planner)
         start = time.perf_counter()
-        exclusions = (template_exclusions(read_queries(request.queries_file, None), queries)
-                      if request.leave_template_out else None)
-        results = run_systems(grasp, queries, systems, options=options, progress=progress,
-                              bank_exclusions=exclusions)
+        exclusions = (
+            template_exclusions(read_queries(request.queries_file, None), queries)
+            if request.leave_template_out
+            else None
+        )
+        results = run_systems(grasp, queries, systems, options=options, progress=progress, bank_exclusions=exclusions)
         wall = time.perf_counter() - start
         planner_used = grasp.parts.graph_branch(options.planner).planner_name
         configuration = grasp.configuration
-        names = gold_names(grasp.parts.driver, settings.neo4j_database, grasp.parts.graph_branch(None).context.labels,
-                           queries) if any(name in ADAPATH_SYSTEMS for name in systems) else None
+        names = (
+            gold_names(
+                grasp.parts.driver, settings.neo4j_database, grasp.parts.graph_branch(None).context.labels, queries
+            )
+            if any(name in ADAPATH_SYSTEMS for name in systems)
+            else None
+        )
         answerer = grasp.path_parts.llm.model_id if grasp.path_parts.llm is not None else NO_LLM_ANSWERER
     report = build_report(results, queries, names)
     meta: dict[str, object] = {
-        "queries_file": str(request.queries_file), "split": request.split, "queries": len(queries),
-        "systems": systems, "wall_s": round(wall, 1), "planner": planner_used,
-        "fusion": request.fusion or configuration.fusion_policy.value, "reranker": settings.reranker,
-        "embedder": settings.embedder, "configuration": configuration.as_dict(), "path_answerer": answerer,
-        "leave_template_out": request.leave_template_out}
+        "queries_file": str(request.queries_file),
+        "split": request.split,
+        "queries": len(queries),
+        "systems": systems,
+        "wall_s": round(wall, 1),
+        "planner": planner_used,
+        "fusion": request.fusion or configuration.fusion_policy.value,
+        "reranker": settings.reranker,
+        "embedder": settings.embedder,
+        "configuration": configuration.as_dict(),
+        "path_answerer": answerer,
+        "leave_template_out": request.leave_template_out,
+    }
     runs_dir = write_runs(results, out, names)
-    header = (f"{len(queries)} queries from `{request.queries_file}` (split {request.split or 'all'}), planner "
-              f"{planner_used}, {wall:.0f} s wall")
+    header = (
+        f"{len(queries)} queries from `{request.queries_file}` (split {request.split or 'all'}), planner "
+        f"{planner_used}, {wall:.0f} s wall"
+    )
     return EvaluationOutcome(report, len(queries), wall, write_report(report, out, meta, header), runs_dir)
 
 
@@ -138,8 +159,9 @@ def report_folder(runs: Path, out: Path | None = None) -> Path:
     return out or (runs.parent if runs.name == RUNS_DIR else runs)
 
 
-def rescore_runs(runs: Path, queries_file: Path, split: str | None = None,
-                 out: Path | None = None) -> EvaluationOutcome:
+def rescore_runs(
+    runs: Path, queries_file: Path, split: str | None = None, out: Path | None = None
+) -> EvaluationOutcome:
     """The report of saved runs on the queries of `queries_file` (its `split`) that they ran, written to
     `report_folder(runs, out)`. A query file that is a subset of what ran (say the first 100) re-scores those
     queries only; one that shares no query with the runs is an error."""
@@ -148,20 +170,31 @@ def rescore_runs(runs: Path, queries_file: Path, split: str | None = None,
     ran = {run.query_id for system in results.values() for run in system.runs}
     scored = [query for query in query_set if query.id in ran]
     if not scored:
-        raise EvaluationError(f"none of the {len(query_set)} queries of {queries_file} (split {split or 'all'}) was "
-                              f"run in {runs}: re-score with the query file and split the runs came from")
+        raise EvaluationError(
+            f"none of the {len(query_set)} queries of {queries_file} (split {split or 'all'}) was "
+            f"run in {runs}: re-score with the query file and split the runs came from"
+        )
     report = build_report(_only(results, {query.id for query in scored}), scored, names)
-    meta: dict[str, object] = {"queries_file": str(queries_file), "split": split, "queries": len(scored),
-                               "systems": list(results), "rescored_from": str(runs)}
-    header = (f"{len(scored)} queries from `{queries_file}` (split {split or 'all'}), re-scored from saved runs "
-              f"in `{runs}`")
-    return EvaluationOutcome(report, len(scored), 0.0, write_report(report, report_folder(runs, out), meta, header),
-                             None)
+    meta: dict[str, object] = {
+        "queries_file": str(queries_file),
+        "split": split,
+        "queries": len(scored),
+        "systems": list(results),
+        "rescored_from": str(runs),
+    }
+    header = (
+        f"{len(scored)} queries from `{queries_file}` (split {split or 'all'}), re-scored from saved runs in `{runs}`"
+    )
+    return EvaluationOutcome(
+        report, len(scored), 0.0, write_report(report, report_folder(runs, out), meta, header), None
+    )
 
 
 def _only(results: dict[str, SystemRuns], wanted: set[str]) -> dict[str, SystemRuns]:
-    return {name: replace(system, runs=[run for run in system.runs if run.query_id in wanted])
-            for name, system in results.items()}
+    return {
+        name: replace(system, runs=[run for run in system.runs if run.query_id in wanted])
+        for name, system in results.items()
+    }
 
 
 def write_report(report: EvaluationReport, out: Path, meta: dict[str, object], header: str) -> WrittenReport:
@@ -172,5 +205,7 @@ def write_report(report: EvaluationReport, out: Path, meta: dict[str, object], h
     (out / "results.json").write_text(json.dumps(document, indent=1))
     (out / "report.md").write_text(header + "\n\n" + to_markdown(report))
     plots = [hit1_bar_chart(report, grouping, out / f"hit1_by_{grouping}.png") for grouping in PLOT_GROUPINGS]
-    return WrittenReport(json.loads(json.dumps(document)),
-                         (out / "results.json", out / "report.md", *(plot for plot in plots if plot is not None)))
+    return WrittenReport(
+        json.loads(json.dumps(document)),
+        (out / "results.json", out / "report.md", *(plot for plot in plots if plot is not None)),
+    )

@@ -78,8 +78,7 @@ def mcnemar(hits_a: Sequence[bool], hits_b: Sequence[bool]) -> McNemarResult:
     return McNemarResult(len(hits_a), b, c, statistic, math.erfc(math.sqrt(statistic / 2)), "chi2")
 
 
-def paired_bootstrap(scores_a: Scores, scores_b: Scores, *, resamples: int = 10_000,
-                     seed: int = 0) -> BootstrapResult:
+def paired_bootstrap(scores_a: Scores, scores_b: Scores, *, resamples: int = 10_000, seed: int = 0) -> BootstrapResult:
     """Resample queries with replacement and look at the distribution of the mean difference A - B.
 
     `p_value` is twice the share of resampled deltas on the other side of 0 from the observed delta
@@ -107,8 +106,9 @@ def paired_bootstrap(scores_a: Scores, scores_b: Scores, *, resamples: int = 10_
         p_value = min(1.0, 2 * float(np.mean(boot >= 0)))
     else:
         p_value = 1.0
-    return BootstrapResult(len(a), float(a.mean()), float(b.mean()), delta, float(ci_low), float(ci_high),
-                           p_value, resamples)
+    return BootstrapResult(
+        len(a), float(a.mean()), float(b.mean()), delta, float(ci_low), float(ci_high), p_value, resamples
+    )
 
 
 def _resampled_means(diff: NDArray[np.float64], resamples: int, seed: int) -> NDArray[np.float64]:
@@ -126,8 +126,9 @@ def _resampled_means(diff: NDArray[np.float64], resamples: int, seed: int) -> ND
 
 def _check_pair(len_a: int, len_b: int) -> None:
     if len_a != len_b:
-        raise SignificanceError(f"paired tests need one score per query from each system; "
-                                f"got {len_a} for A and {len_b} for B")
+        raise SignificanceError(
+            f"paired tests need one score per query from each system; got {len_a} for A and {len_b} for B"
+        )
     if len_a == 0:
         raise SignificanceError("paired tests need at least one query; got none")
 

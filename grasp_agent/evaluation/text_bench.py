@@ -19,8 +19,7 @@ from grasp_agent.embed.cache import CachedEmbedder
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.retriever import TextBranch
 
-VECTOR_QUERY = ("CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score "
-                "RETURN node.id AS id, score")
+VECTOR_QUERY = "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score RETURN node.id AS id, score"
 
 
 @dataclass(frozen=True)
@@ -51,19 +50,26 @@ def _timed(run: Callable[[str], object], questions: Sequence[str], repeats: int)
     return times
 
 
-def neo4j_document_top(driver: Driver, database: str, schema: SkbSchema, vector: np.ndarray,
-                       k: int) -> list[str]:
+def neo4j_document_top(driver: Driver, database: str, schema: SkbSchema, vector: np.ndarray, k: int) -> list[str]:
     found: list[tuple[float, str]] = []
     for node_type in schema.node_types:
         index = f"grasp_{node_type.label.lower()}_doc"
-        records, _, _ = driver.execute_query(VECTOR_QUERY, index=index, k=k, vector=[float(x) for x in vector],
-                                             database_=database, routing_="r")
+        records, _, _ = driver.execute_query(
+            VECTOR_QUERY, index=index, k=k, vector=[float(x) for x in vector], database_=database, routing_="r"
+        )
         found.extend((float(record["score"]), str(record["id"])) for record in records)
     return [node_id for _, node_id in sorted(found, key=lambda pair: -pair[0])[:k]]
 
 
-def run_text_bench(branch: TextBranch, driver: Driver, database: str, schema: SkbSchema, questions: Sequence[str],
-                   k: int = 100, repeats: int = 3) -> TextBenchReport:
+def run_text_bench(
+    branch: TextBranch,
+    driver: Driver,
+    database: str,
+    schema: SkbSchema,
+    questions: Sequence[str],
+    k: int = 100,
+    repeats: int = 3,
+) -> TextBenchReport:
     embedder = branch.embedder
     encoder = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder  # time the model, not the cache
     vectors = {question: np.asarray(embedder.embed_query(question), dtype=np.float32) for question in questions}
@@ -77,8 +83,11 @@ def run_text_bench(branch: TextBranch, driver: Driver, database: str, schema: Sk
         "BM25 document": lambda q: branch.bm25(q, k),
         "mFAR text branch, all keys (query vector cached)": lambda q: branch.search(q, k),
     }
-    timed = [TimedMethod(name, median(times), float(np.percentile(times, 90)))
-             for name, run in methods.items() for times in [_timed(run, questions, repeats)]]
+    timed = [
+        TimedMethod(name, median(times), float(np.percentile(times, 90)))
+        for name, run in methods.items()
+        for times in [_timed(run, questions, repeats)]
+    ]
     overlaps = []
     for question in questions:
         matrix = set(map(str, dense.search_document(vectors[question], k, relative=False).ids))

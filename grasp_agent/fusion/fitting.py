@@ -87,8 +87,9 @@ def _choose(grid: tuple[float, ...], objective: Callable[[float], float], exampl
     return GridChoice(best_value, best_score, examples, curve)
 
 
-def _mean_metric(examples: Sequence[FusionExample], weight_of: Callable[[FusionExample], float], k: float,
-                 metric: Metric) -> float:
+def _mean_metric(
+    examples: Sequence[FusionExample], weight_of: Callable[[FusionExample], float], k: float, metric: Metric
+) -> float:
     return fmean(metric(static_fusion(ex.graph, ex.text, weight_of(ex), k).ids, set(ex.gold)) for ex in examples)
 
 
@@ -96,8 +97,12 @@ def _clip(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def fit_static(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAULT_GRID, k: float = RRF_K,
-               metric: Metric = reciprocal_rank) -> StaticFit:
+def fit_static(
+    examples: Sequence[FusionExample],
+    grid: Sequence[float] = DEFAULT_GRID,
+    k: float = RRF_K,
+    metric: Metric = reciprocal_rank,
+) -> StaticFit:
     """The global graph weight from `grid` with the best mean `metric` on `examples`."""
     if not examples:
         raise FusionError("fit_static needs at least one validation example; got none")
@@ -108,8 +113,9 @@ def fit_static(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAUL
     return StaticFit(choice.value, k, choice, ranking_quality(runs))
 
 
-def _fit_buckets(usable: Sequence[FusionExample], grid: tuple[float, ...], prior: DynamicFusionTables,
-                 metric: Metric) -> tuple[GridChoice, ...]:
+def _fit_buckets(
+    usable: Sequence[FusionExample], grid: tuple[float, ...], prior: DynamicFusionTables, metric: Metric
+) -> tuple[GridChoice, ...]:
     choices = []
     for bucket, prior_weight in enumerate(prior.w_bucket):
         members = [example for example in usable if bucket_of(example.n_cand) == bucket]
@@ -124,8 +130,9 @@ def _fit_buckets(usable: Sequence[FusionExample], grid: tuple[float, ...], prior
     return tuple(choices)
 
 
-def _fit_risks(usable: Sequence[FusionExample], grid: tuple[float, ...], tables: DynamicFusionTables,
-               metric: Metric) -> dict[Risk, GridChoice]:
+def _fit_risks(
+    usable: Sequence[FusionExample], grid: tuple[float, ...], tables: DynamicFusionTables, metric: Metric
+) -> dict[Risk, GridChoice]:
     choices = {}
     for risk in Risk:
         members = [example for example in usable if example.risk is risk]
@@ -134,16 +141,19 @@ def _fit_risks(usable: Sequence[FusionExample], grid: tuple[float, ...], tables:
             continue
 
         def objective(m: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(members, lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m), tables.k,
-                                metric)
+            return _mean_metric(members, lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m), tables.k, metric)
 
         choices[risk] = _choose(grid, objective, len(members))
     return choices
 
 
-def fit_dynamic(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAULT_GRID,
-                prior: DynamicFusionTables | None = None, risk_grid: Sequence[float] | None = None,
-                metric: Metric = reciprocal_rank) -> DynamicFit:
+def fit_dynamic(
+    examples: Sequence[FusionExample],
+    grid: Sequence[float] = DEFAULT_GRID,
+    prior: DynamicFusionTables | None = None,
+    risk_grid: Sequence[float] | None = None,
+    metric: Metric = reciprocal_rank,
+) -> DynamicFit:
     """Dynamic fusion tables fitted on `examples` (see the module docstring); k stays the prior's."""
     if not examples:
         raise FusionError("fit_dynamic needs at least one validation example; got none")
@@ -153,8 +163,14 @@ def fit_dynamic(examples: Sequence[FusionExample], grid: Sequence[float] = DEFAU
         bucket_of(ex.n_cand)  # rejects a negative n_cand before any work
     usable = [ex for ex in examples if ex.graph]
     buckets = _fit_buckets(usable, weights, prior, metric)
-    tables = DynamicFusionTables.model_validate({"w_bucket": [choice.value for choice in buckets],
-                                                 "m_risk": prior.m_risk, "k": prior.k, "fitted_on": len(examples)})
+    tables = DynamicFusionTables.model_validate(
+        {
+            "w_bucket": [choice.value for choice in buckets],
+            "m_risk": prior.m_risk,
+            "k": prior.k,
+            "fitted_on": len(examples),
+        }
+    )
     risks: dict[Risk, GridChoice] = {}
     if risk_grid is not None:
         risks = _fit_risks(usable, _check_grid("risk multiplier grid", risk_grid, None), tables, metric)
@@ -175,18 +191,36 @@ class RerankExample:
     gold: AbstractSet[Hashable]
 
 
-def fit_rerank_weight(examples: Sequence[RerankExample], grid: Sequence[float] = DEFAULT_GRID, k: float = RRF_K,
-                      metric: Metric = reciprocal_rank) -> GridChoice:
+def fit_rerank_weight(
+    examples: Sequence[RerankExample],
+    grid: Sequence[float] = DEFAULT_GRID,
+    k: float = RRF_K,
+    metric: Metric = reciprocal_rank,
+) -> GridChoice:
     """The reranker's weight w in the last RRF (reranker order w, fused order 1 - w) with the best mean metric;
     ties keep the smaller w, i.e. trust the fused order."""
     if not examples:
         raise FusionError("fit_rerank_weight needs at least one validation example; got none")
     check_k(k)
     weights = _check_grid("rerank weight grid", grid, 1.0)
-    return _choose(weights, lambda w: fmean(
-        metric([item.id for item in rerank_fusion(ex.reranker, ex.fused, w, k)], set(ex.gold)) for ex in examples),
-        len(examples))
+    return _choose(
+        weights,
+        lambda w: fmean(
+            metric([item.id for item in rerank_fusion(ex.reranker, ex.fused, w, k)], set(ex.gold)) for ex in examples
+        ),
+        len(examples),
+    )
 
 
-__all__ = ["DEFAULT_GRID", "DynamicFit", "FusionExample", "GridChoice", "Metric", "RerankExample",
-           "StaticFit", "fit_dynamic", "fit_rerank_weight", "fit_static"]
+__all__ = [
+    "DEFAULT_GRID",
+    "DynamicFit",
+    "FusionExample",
+    "GridChoice",
+    "Metric",
+    "RerankExample",
+    "StaticFit",
+    "fit_dynamic",
+    "fit_rerank_weight",
+    "fit_static",
+]

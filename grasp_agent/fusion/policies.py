@@ -44,19 +44,22 @@ class FusionResult:
         return [item.id for item in self.items]
 
 
-def _fuse(graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float,
-          limit: int | None) -> tuple[FusedItem, ...]:
+def _fuse(
+    graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float, limit: int | None
+) -> tuple[FusedItem, ...]:
     return tuple(weighted_rrf([graph, text], [graph_weight, 1.0 - graph_weight], k, limit))
 
 
-def _text_only(text: Sequence[Hashable], k: float, limit: int | None,
-               wanted: float) -> tuple[tuple[FusedItem, ...], str]:
+def _text_only(
+    text: Sequence[Hashable], k: float, limit: int | None, wanted: float
+) -> tuple[tuple[FusedItem, ...], str]:
     note = f"graph ranking is empty: text-only (graph weight 0.0 instead of {wanted:g})"
     return _fuse((), text, 0.0, k, limit), note
 
 
-def static_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float = RRF_K,
-                  limit: int | None = None) -> FusionResult:
+def static_fusion(
+    graph: Sequence[Hashable], text: Sequence[Hashable], graph_weight: float, k: float = RRF_K, limit: int | None = None
+) -> FusionResult:
     """RRF of the graph ranking (weight `graph_weight`) and the text ranking (weight 1 - `graph_weight`)."""
     check_unit_weight("graph weight", graph_weight)
     if not graph:
@@ -66,8 +69,14 @@ def static_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], graph_wei
     return FusionResult(_fuse(graph, text, graph_weight, k, limit), graph_weight, FusionMode.HYBRID, k, hybrid_note)
 
 
-def dynamic_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], n_cand: int, risk: Risk,
-                   tables: DynamicFusionTables | None = None, limit: int | None = None) -> FusionResult:
+def dynamic_fusion(
+    graph: Sequence[Hashable],
+    text: Sequence[Hashable],
+    n_cand: int,
+    risk: Risk,
+    tables: DynamicFusionTables | None = None,
+    limit: int | None = None,
+) -> FusionResult:
     """RRF with graph weight clip(w_bucket[bucket(n_cand)] * m_risk[risk], 0, 1) and the tables' k."""
     tables = tables or DynamicFusionTables()
     bucket = bucket_of(n_cand)
@@ -75,8 +84,10 @@ def dynamic_fusion(graph: Sequence[Hashable], text: Sequence[Hashable], n_cand: 
     if not graph:
         items, note = _text_only(text, tables.k, limit, weight)
         return FusionResult(items, 0.0, FusionMode.TEXT_ONLY, tables.k, note, bucket, risk)
-    note = (f"n_cand {n_cand} in bucket {BUCKET_LABELS[bucket]}, risk {risk.value}: "
-            f"min(1, {tables.w_bucket[bucket]:g} x {tables.m_risk.of(risk):g}) = {weight:g}")
+    note = (
+        f"n_cand {n_cand} in bucket {BUCKET_LABELS[bucket]}, risk {risk.value}: "
+        f"min(1, {tables.w_bucket[bucket]:g} x {tables.m_risk.of(risk):g}) = {weight:g}"
+    )
     items = _fuse(graph, text, weight, tables.k, limit)
     return FusionResult(items, weight, FusionMode.HYBRID, tables.k, note, bucket, risk)
 

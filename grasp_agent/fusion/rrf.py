@@ -60,11 +60,11 @@ def check_unit_weight(name: str, value: float) -> None:
         raise FusionError(f"{name} must be in [0, 1]; got {value!r}")
 
 
-def _check_inputs(rankings: Sequence[Sequence[Hashable]], weights: Sequence[float], k: float,
-                  limit: int | None) -> None:
+def _check_inputs(
+    rankings: Sequence[Sequence[Hashable]], weights: Sequence[float], k: float, limit: int | None
+) -> None:
     if len(weights) != len(rankings):
-        raise FusionError(f"one weight per ranking is needed; got {len(weights)} weights for "
-                          f"{len(rankings)} rankings")
+        raise FusionError(f"one weight per ranking is needed; got {len(weights)} weights for {len(rankings)} rankings")
     for index, weight in enumerate(weights):
         if not math.isfinite(weight) or weight < 0:
             raise FusionError(f"weight {index} must be a finite number >= 0; got {weight!r}")
@@ -73,8 +73,9 @@ def _check_inputs(rankings: Sequence[Sequence[Hashable]], weights: Sequence[floa
         raise FusionError(f"limit must be >= 0 or None; got {limit!r}")
 
 
-def weighted_rrf(rankings: Sequence[Sequence[Hashable]], weights: Sequence[float], k: float = RRF_K,
-                 limit: int | None = None) -> list[FusedItem]:
+def weighted_rrf(
+    rankings: Sequence[Sequence[Hashable]], weights: Sequence[float], k: float = RRF_K, limit: int | None = None
+) -> list[FusedItem]:
     """Fuses rankings (best first) into one, best first; `limit` keeps the first `limit` items.
 
     An item held only by zero-weight rankings scores 0 and sorts after every scored item: fusion never drops
@@ -100,8 +101,13 @@ def _order_key(item: FusedItem) -> tuple[float, int, int]:
     return -round(item.score, _SCORE_DECIMALS), best, item.ranks.index(best)
 
 
-def rerank_fusion(reranker_order: Sequence[Hashable], fused_order: Sequence[Hashable], w: float,
-                  k: float = RRF_K, limit: int | None = None) -> list[FusedItem]:
+def rerank_fusion(
+    reranker_order: Sequence[Hashable],
+    fused_order: Sequence[Hashable],
+    w: float,
+    k: float = RRF_K,
+    limit: int | None = None,
+) -> list[FusedItem]:
     """GRASP's last step: RRF of the reranker's order (weight w) and the fused order (weight 1 - w).
 
     A reranker usually reorders only the head of the fused list; items it did not see keep their fused
@@ -112,5 +118,14 @@ def rerank_fusion(reranker_order: Sequence[Hashable], fused_order: Sequence[Hash
     return weighted_rrf([reranker_order, fused_order], [w, 1.0 - w], k, limit)
 
 
-__all__ = ["RRF_K", "FusedItem", "FusionError", "check_k", "check_unit_weight", "rank_map", "rank_of",
-           "rerank_fusion", "weighted_rrf"]
+__all__ = [
+    "RRF_K",
+    "FusedItem",
+    "FusionError",
+    "check_k",
+    "check_unit_weight",
+    "rank_map",
+    "rank_of",
+    "rerank_fusion",
+    "weighted_rrf",
+]

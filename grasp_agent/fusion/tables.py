@@ -45,8 +45,7 @@ def bucket_of(n_cand: int) -> int:
     """Index (0-4) of the n_cand bucket; 0 candidates count as the first bucket (see the module docstring)."""
     if n_cand < 0:
         raise FusionError(f"n_cand must be >= 0; got {n_cand}")
-    return next((index for index, upper in enumerate(BUCKET_UPPER_BOUNDS) if n_cand <= upper),
-                len(BUCKET_UPPER_BOUNDS))
+    return next((index for index, upper in enumerate(BUCKET_UPPER_BOUNDS) if n_cand <= upper), len(BUCKET_UPPER_BOUNDS))
 
 
 class RiskMultipliers(BaseModel):
@@ -86,16 +85,19 @@ class DynamicFusionTables(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     w_bucket: tuple[UnitWeight, UnitWeight, UnitWeight, UnitWeight, UnitWeight] = Field(
-        default=DEFAULT_W_BUCKET, description=f"Graph weight per n_cand bucket {', '.join(BUCKET_LABELS)}")
-    m_risk: RiskMultipliers = Field(default_factory=RiskMultipliers,
-                                    description="Multiplier of the graph weight per plan risk")
+        default=DEFAULT_W_BUCKET, description=f"Graph weight per n_cand bucket {', '.join(BUCKET_LABELS)}"
+    )
+    m_risk: RiskMultipliers = Field(
+        default_factory=RiskMultipliers, description="Multiplier of the graph weight per plan risk"
+    )
     k: float = Field(default=RRF_K, gt=0.0, description="RRF constant")
     fitted_on: int = Field(default=0, ge=0, description="Validation queries the tables were fitted on; 0: priors")
     # Fitted on the same validation queries by `grasp train fusion`; None: use the settings' values.
     static_graph_weight: UnitWeight | None = Field(default=None, description="Static fusion's graph weight")
     rerank_weight: UnitWeight | None = Field(default=None, description="The reranker's weight in the last RRF")
     policy: Literal["static", "dynamic"] | None = Field(
-        default=None, description="The policy with the higher valid MRR (ties: static); None: the settings' choice")
+        default=None, description="The policy with the higher valid MRR (ties: static); None: the settings' choice"
+    )
     rerank: RerankEvidence | None = Field(default=None, description="Whether the reranker helped on valid")
     embedder: str | None = Field(default=None, description="model_id of the embedder the branches ran with")
 
@@ -114,8 +116,9 @@ class DynamicFusionTables(BaseModel):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise FusionTablesError(source, f"not valid JSON ({error.msg} at line {error.lineno}, "
-                                            f"column {error.colno})") from error
+            raise FusionTablesError(
+                source, f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+            ) from error
         if not isinstance(data, dict):
             raise FusionTablesError(source, f"expected a JSON object of fusion tables, got {type(data).__name__}")
         try:
@@ -139,5 +142,14 @@ def _problem(item: ErrorDetails) -> str:
     return f"{where}: {item['msg']}{got}"
 
 
-__all__ = ["BUCKET_LABELS", "BUCKET_UPPER_BOUNDS", "DEFAULT_W_BUCKET", "MIN_RERANK_GAIN", "DynamicFusionTables",
-           "FusionTablesError", "RerankEvidence", "RiskMultipliers", "bucket_of"]
+__all__ = [
+    "BUCKET_LABELS",
+    "BUCKET_UPPER_BOUNDS",
+    "DEFAULT_W_BUCKET",
+    "MIN_RERANK_GAIN",
+    "DynamicFusionTables",
+    "FusionTablesError",
+    "RerankEvidence",
+    "RiskMultipliers",
+    "bucket_of",
+]

@@ -51,10 +51,17 @@ class GraphBranchResult:
 
 
 class GraphBranch:
-    def __init__(self, procedures: GraphProcedures, context: SkbContext, doc_embedder: GraspEmbedder,
-                 extractor: MentionExtractor, planner: Planner, execution: ExecutionSettings | None = None,
-                 fallback_extractor: MentionExtractor | None = None,
-                 described: DescribedMentionFinder | None = None) -> None:
+    def __init__(
+        self,
+        procedures: GraphProcedures,
+        context: SkbContext,
+        doc_embedder: GraspEmbedder,
+        extractor: MentionExtractor,
+        planner: Planner,
+        execution: ExecutionSettings | None = None,
+        fallback_extractor: MentionExtractor | None = None,
+        described: DescribedMentionFinder | None = None,
+    ) -> None:
         self._procedures = procedures
         self._context = context
         self._doc_embedder = doc_embedder
@@ -82,18 +89,32 @@ class GraphBranch:
         return self._runner
 
     @classmethod
-    def build(cls, driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None,
-              skb_name: str | None = None, llm_extraction: bool = True) -> GraphBranch:
+    def build(
+        cls,
+        driver: Driver,
+        settings: Settings,
+        embedder: GraspEmbedder,
+        llm: GraspLLM | None = None,
+        skb_name: str | None = None,
+        llm_extraction: bool = True,
+    ) -> GraphBranch:
         """LLM planning when `llm` is given (with LLM extraction unless `llm_extraction` is off), else the
         name-span finder and the heuristic planner."""
         procedures = GraphProcedures(driver, settings.neo4j_database)
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
         spans = SpanMentionFinder(procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema)
-        execution = ExecutionSettings(limit=settings.graph_top_k, timeout_ms=settings.graph_timeout_ms,
-                                      max_rows=settings.graph_max_rows, dense_weight=settings.graph_dense_weight,
-                                      question_fallback=settings.graph_relevance_fallback)
-        described = (DescribedMentionFinder(procedures, embedder, context.schema, settings.doc_anchor_min_score)
-                     if settings.doc_anchors else None)
+        execution = ExecutionSettings(
+            limit=settings.graph_top_k,
+            timeout_ms=settings.graph_timeout_ms,
+            max_rows=settings.graph_max_rows,
+            dense_weight=settings.graph_dense_weight,
+            question_fallback=settings.graph_relevance_fallback,
+        )
+        described = (
+            DescribedMentionFinder(procedures, embedder, context.schema, settings.doc_anchor_min_score)
+            if settings.doc_anchors
+            else None
+        )
         if llm is None:
             planner: Planner = HeuristicPlanner(context, min_doc_anchor_score=settings.doc_anchor_min_score)
             return cls(procedures, context, embedder, spans, planner, execution, described=described)
@@ -102,8 +123,16 @@ class GraphBranch:
         # A trained student learned on the span finder's entity tables: serve it the same kind.
         if not llm_extraction or prompt == "student":
             return cls(procedures, context, embedder, spans, planner, execution, described=described)
-        return cls(procedures, context, embedder, LLMMentionExtractor(llm, context), planner, execution,
-                   fallback_extractor=spans, described=described)
+        return cls(
+            procedures,
+            context,
+            embedder,
+            LLMMentionExtractor(llm, context),
+            planner,
+            execution,
+            fallback_extractor=spans,
+            described=described,
+        )
 
     def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
         timings: dict[str, float] = {}
@@ -133,12 +162,14 @@ class GraphBranch:
         return self._described.add(question, mentions) if self._described is not None else mentions
 
     def link(self, mentions: list[Mention]) -> EntityTable:
-        return build_entity_table(mentions, self._procedures, self._name_embedder, self._context.labels,
-                                  doc_embedder=self._doc_embedder)
+        return build_entity_table(
+            mentions, self._procedures, self._name_embedder, self._context.labels, doc_embedder=self._doc_embedder
+        )
 
     def plan(self, question: str, table: EntityTable, *, exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
-        return self._planner.plan(question, table, lambda plan: self._procedures.validate(plan.to_json()),
-                                  exclude_examples=exclude_examples)
+        return self._planner.plan(
+            question, table, lambda plan: self._procedures.validate(plan.to_json()), exclude_examples=exclude_examples
+        )
 
     def with_planner(self, planner: Planner) -> GraphBranch:
         """The same extraction, linking and execution with another planner."""
@@ -146,8 +177,9 @@ class GraphBranch:
         branch._planner = planner
         return branch
 
-    def execute(self, outcome: PlanningOutcome, *, question: str | None = None,
-                with_cypher: bool = False) -> GraphRanking:
+    def execute(
+        self, outcome: PlanningOutcome, *, question: str | None = None, with_cypher: bool = False
+    ) -> GraphRanking:
         """The plan's ranking; `question` rescores the targets when the plan has no relevance text."""
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")

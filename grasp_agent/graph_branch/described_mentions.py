@@ -34,20 +34,28 @@ MAX_CLAUSES = 12  # bounds the embedding work per question
 
 # Words that introduce a description ("the abnormality described as ..."): skipped, too, when the planner
 # reads the words before a described entity for a hierarchy cue or a negation.
-DESCRIPTION_WORDS = frozenset("""
+DESCRIPTION_WORDS = frozenset(
+    """
 the a an any as of described defined characterised characterized called termed named known marked denoted
 referred meaning clinical feature features abnormality abnormalities finding findings sign signs symptom symptoms
 trait traits phenotype phenotypes term terms concept entity classified categorised categorized listed filed
-""".split())  # noqa: SIM905 (a word list reads best as text)
+""".split()
+)  # noqa: SIM905 (a word list reads best as text)
 # Everything that frames a clause rather than belongs to it: function words, the description's introduction,
 # the verbs that tie it to the question, and hierarchy words ("a direct subtype of X" names X).
-FRAME_WORDS = FUNCTION_WORDS | DESCRIPTION_WORDS | frozenset("""
+FRAME_WORDS = (
+    FUNCTION_WORDS
+    | DESCRIPTION_WORDS
+    | frozenset(
+        """
 involving involve involves display displays displaying exhibit exhibits exhibiting manifest manifests
 manifesting showing show shows presenting present presents having has have with by in which that condition
 conditions directly under one implicated annotated sharing shares shared subtype subtypes subclass subclasses
 form forms variant variants direct descendant descendants child children parent parents ancestor ancestors
 narrower broader general besides except apart itself themselves
-""".split())  # noqa: SIM905
+""".split()
+    )
+)  # noqa: SIM905
 
 _TRAILING = FUNCTION_WORDS | DESCRIPTION_WORDS
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|«([^»]+)»')
@@ -74,11 +82,12 @@ def _trim(question: str, start: int, end: int, frame: frozenset[str]) -> Clause 
         words.pop()
     if not words:
         return None
-    return Clause(words[0].start(), words[-1].end(), question[words[0].start():words[-1].end()])
+    return Clause(words[0].start(), words[-1].end(), question[words[0].start() : words[-1].end()])
 
 
-def _pieces(question: str, quoted: Sequence[tuple[int, int]], breaks: Sequence[re.Pattern[str]],
-            frame: frozenset[str]) -> list[Clause]:
+def _pieces(
+    question: str, quoted: Sequence[tuple[int, int]], breaks: Sequence[re.Pattern[str]], frame: frozenset[str]
+) -> list[Clause]:
     """The trimmed pieces of the question between `breaks` and quoted passages, outside those passages."""
     bounds = [0, len(question)] + [edge for passage in quoted for edge in passage]
     bounds += [edge for pattern in breaks for m in pattern.finditer(question) for edge in (m.start(), m.end())]
@@ -93,8 +102,12 @@ def _pieces(question: str, quoted: Sequence[tuple[int, int]], breaks: Sequence[r
     return pieces
 
 
-def candidate_clauses(question: str, frame: frozenset[str] = FRAME_WORDS, named: Sequence[str] = (),
-                      min_content_words: int = MIN_CONTENT_WORDS) -> list[Clause]:
+def candidate_clauses(
+    question: str,
+    frame: frozenset[str] = FRAME_WORDS,
+    named: Sequence[str] = (),
+    min_content_words: int = MIN_CONTENT_WORDS,
+) -> list[Clause]:
     """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame; and
     the longer pieces that keep their coordinations ("flexion or extension of the trunk"), unless one of the
     conjuncts is a `named` mention (then "and" joins two entities, not the parts of one description). Only
@@ -114,8 +127,11 @@ def candidate_clauses(question: str, frame: frozenset[str] = FRAME_WORDS, named:
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
         if all(named_share(c, named, frame) < NAMED_SHARE for c in conjuncts):
             clauses.append(coarse)
-    kept = [c for c in clauses if len(_content_words(c.text, frame)) >= min_content_words
-            and named_share(c, named, frame) < NAMED_SHARE]
+    kept = [
+        c
+        for c in clauses
+        if len(_content_words(c.text, frame)) >= min_content_words and named_share(c, named, frame) < NAMED_SHARE
+    ]
     return list({(c.start, c.end): c for c in kept}.values())
 
 
@@ -142,8 +158,9 @@ def _position(question: str, text: str) -> tuple[int, int] | None:
     return None if found < 0 else (found, found + len(text))
 
 
-def describes_one(question: str, clause: Clause, label: str, mentions: Sequence[Mention],
-                  frame: frozenset[str] = FRAME_WORDS) -> bool:
+def describes_one(
+    question: str, clause: Clause, label: str, mentions: Sequence[Mention], frame: frozenset[str] = FRAME_WORDS
+) -> bool:
     """False when named anchors of other types than the entity it would describe (`label`) make up much of the
     clause: "SCN8A have Bilateral tonic-clonic seizure" names a gene and a phenotype, it does not describe a
     disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it."""
@@ -161,8 +178,13 @@ class DescribedMentionFinder:
 
     name = "described"
 
-    def __init__(self, procedures: GraphProcedures, doc_embedder: GraspEmbedder, schema: SkbSchema,
-                 min_score: float = DEFAULT_MIN_SCORE) -> None:
+    def __init__(
+        self,
+        procedures: GraphProcedures,
+        doc_embedder: GraspEmbedder,
+        schema: SkbSchema,
+        min_score: float = DEFAULT_MIN_SCORE,
+    ) -> None:
         self._procedures = procedures
         self._embedder = doc_embedder
         self._labels = [t.label for t in schema.node_types]
@@ -184,8 +206,11 @@ class DescribedMentionFinder:
         scored = []
         for i, clause in enumerate(clauses):
             best = max(links[str(i)], key=lambda link: link.score, default=None)
-            if (best is not None and best.score >= self._min_score
-                    and describes_one(question, clause, best.label, mentions, self._frame)):
+            if (
+                best is not None
+                and best.score >= self._min_score
+                and describes_one(question, clause, best.label, mentions, self._frame)
+            ):
                 scored.append((best.score, clause, best.label))
         chosen: list[tuple[Clause, str]] = []
         for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):
@@ -199,6 +224,8 @@ class DescribedMentionFinder:
             inside = where is not None and any(c.start <= where[0] and where[1] <= c.end for c, _ in chosen)
             if not inside:
                 kept.append(mention)
-        described = [Mention(text=c.text, types=(label,), match_mode=MatchMode.DOC)
-                     for c, label in sorted(chosen, key=lambda item: item[0].start)]
+        described = [
+            Mention(text=c.text, types=(label,), match_mode=MatchMode.DOC)
+            for c, label in sorted(chosen, key=lambda item: item[0].start)
+        ]
         return kept + described

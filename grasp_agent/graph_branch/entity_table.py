@@ -44,14 +44,19 @@ class EntityTable:
     def anchor_choices(self, min_score: float = 0.5) -> list[tuple[str, str, MatchMode]]:
         """(type, text, match mode) of every anchor mention under each type it links to with at least
         `min_score`."""
-        return [(label, row.mention.text, row.mention.match_mode) for row in self.rows
-                if row.mention.role is MentionRole.ANCHOR
-                for label, links in row.links.items() if links and links[0].score >= min_score]
+        return [
+            (label, row.mention.text, row.mention.match_mode)
+            for row in self.rows
+            if row.mention.role is MentionRole.ANCHOR
+            for label, links in row.links.items()
+            if links and links[0].score >= min_score
+        ]
 
     def target_types(self) -> list[str]:
         """The types the question asks for, as the extractor typed its target mentions."""
-        return list(dict.fromkeys(t for row in self.rows if row.mention.role is MentionRole.TARGET
-                                  for t in row.mention.types))
+        return list(
+            dict.fromkeys(t for row in self.rows if row.mention.role is MentionRole.TARGET for t in row.mention.types)
+        )
 
     def to_prompt(self) -> str:
         """The table as the planner reads it: one line per mention, then its candidates per type."""
@@ -72,8 +77,12 @@ class EntityTable:
         return "\n".join(lines)
 
 
-def choose_types(predicted: Sequence[str], best_by_type: dict[str, float], near_exact: float = NEAR_EXACT,
-                 margin: float = EXTRA_TYPE_MARGIN) -> tuple[list[str], str | None]:
+def choose_types(
+    predicted: Sequence[str],
+    best_by_type: dict[str, float],
+    near_exact: float = NEAR_EXACT,
+    margin: float = EXTRA_TYPE_MARGIN,
+) -> tuple[list[str], str | None]:
     """The types whose links a row keeps: the predicted ones, plus at most one other type whose best cosine is
     near-exact or beats the predicted types' best by `margin`. Pure, for testing the rule alone."""
     kept = [label for label in predicted if label in best_by_type]
@@ -86,21 +95,28 @@ def choose_types(predicted: Sequence[str], best_by_type: dict[str, float], near_
     return kept, None
 
 
-def build_entity_table(mentions: Sequence[Mention], procedures: GraphProcedures, name_embedder: GraspEmbedder,
-                       labels: Sequence[str], links_per_type: int = LINKS_PER_TYPE,
-                       doc_embedder: GraspEmbedder | None = None) -> EntityTable:
+def build_entity_table(
+    mentions: Sequence[Mention],
+    procedures: GraphProcedures,
+    name_embedder: GraspEmbedder,
+    labels: Sequence[str],
+    links_per_type: int = LINKS_PER_TYPE,
+    doc_embedder: GraspEmbedder | None = None,
+) -> EntityTable:
     """Links every anchor/target mention against every label's name index (doc-mode mentions: doc index, with
     `doc_embedder`) in one round trip per mode, then keeps the predicted types (+ one strong other type) per
     mention."""
     found: dict[str, list[NodeLink]] = {}
     for mode, embedder in ((MatchMode.NAME, name_embedder), (MatchMode.DOC, doc_embedder or name_embedder)):
-        linkable = {str(i): m for i, m in enumerate(mentions)
-                    if m.role is not MentionRole.ATTRIBUTE and m.match_mode is mode}
+        linkable = {
+            str(i): m for i, m in enumerate(mentions) if m.role is not MentionRole.ATTRIBUTE and m.match_mode is mode
+        }
         if linkable:
             keys = list(linkable)
             vectors = embedder.embed_texts([linkable[key].text for key in keys])
-            found |= procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, mode.value,
-                                          links_per_type, 0.0)
+            found |= procedures.link_many(
+                dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0
+            )
     rows = []
     for index, mention in enumerate(mentions):
         by_type: dict[str, list[NodeLink]] = {}

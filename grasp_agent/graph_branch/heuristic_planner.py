@@ -46,8 +46,9 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 _CLAUSE_BREAK = frozenset({"but", "and", "while", "whereas", "or", "yet", "although"})
 
 
-def _mention_scope(question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW,
-                   skipped: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+def _mention_scope(
+    question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW, skipped: frozenset[str] = frozenset()
+) -> tuple[list[str], list[str]]:
     """Up to `count` words before `mention` and up to `count` after it up to the next clause, never reaching
     into another mention: the words that can negate it ("but no X", "X is excluded") or ask for its hierarchy
     ("subtypes of X"). Words in `skipped` (what frames a description: "the abnormality described as") do not
@@ -80,7 +81,9 @@ class Routes(Protocol):
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         """The target type when the question names none."""
 
-    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
+    def path(
+        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+    ) -> list[SchemaHop] | None:
         """The hops from an anchor of `anchor_label` to the target; None or [] when there is none.
         `context_words`: the words around the mention; `lead`: those just before it."""
 
@@ -97,15 +100,20 @@ class SchemaRoutes:
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         return max(self._context.label_counts, key=self._context.label_counts.__getitem__)
 
-    def path(self, anchor_label: str, target_label: str, context_words: str, *, lead: str = "") -> list[SchemaHop] | None:
+    def path(
+        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+    ) -> list[SchemaHop] | None:
         counts = self._context.pattern_counts
         cue = hierarchy_cue(lead)
         step = hierarchy_step(anchor_label, counts, cue) if cue else None
         if step is None:
             return shortest_meta_path(anchor_label, target_label, counts, context_words)
         # "subtypes of X": down X's hierarchy first (directed), then on to the target as usual
-        rest = [] if target_label == anchor_label else shortest_meta_path(anchor_label, target_label, counts,
-                                                                          context_words)
+        rest = (
+            []
+            if target_label == anchor_label
+            else shortest_meta_path(anchor_label, target_label, counts, context_words)
+        )
         return None if rest is None else [step, *rest]
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
@@ -115,16 +123,24 @@ class SchemaRoutes:
 class HeuristicPlanner:
     name = "heuristic"
 
-    def __init__(self, context: SkbContext, min_anchor_score: float = MIN_ANCHOR_SCORE,
-                 min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE) -> None:
+    def __init__(
+        self,
+        context: SkbContext,
+        min_anchor_score: float = MIN_ANCHOR_SCORE,
+        min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE,
+    ) -> None:
         self._context = context
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context)
-        self._noise_words = (FUNCTION_WORDS | _relation_words(context)
-                             | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()})
+        self._noise_words = (
+            FUNCTION_WORDS
+            | _relation_words(context)
+            | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()}
+        )
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
-             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+    def plan(
+        self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
+    ) -> PlanningOutcome:
         return checked_outcome(self.name, self.build(question, table), check)
 
     def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
@@ -133,10 +149,18 @@ class HeuristicPlanner:
         schema = self._context.schema
         asked = target_mention(question, schema)
         mentions = [row.mention.text for row in table.rows]
-        anchor_rows = [row for row in table.rows if row.mention.role is MentionRole.ANCHOR and row.best is not None
-                       and row.best.score >= self._min_score[row.mention.match_mode]]
-        target_label = asked[0] if asked else routes.default_target([row.best.label for row in anchor_rows
-                                                                     if row.best is not None])
+        anchor_rows = [
+            row
+            for row in table.rows
+            if row.mention.role is MentionRole.ANCHOR
+            and row.best is not None
+            and row.best.score >= self._min_score[row.mention.match_mode]
+        ]
+        target_label = (
+            asked[0]
+            if asked
+            else routes.default_target([row.best.label for row in anchor_rows if row.best is not None])
+        )
         anchors: list[Anchor] = []
         hops: list[Hop] = []
         estimates: list[float] = []
@@ -145,13 +169,17 @@ class HeuristicPlanner:
         # from an anchor of the target's own type to the target when no self-relation joins them; not the type of
         # another anchor, which the word more likely names ("... have <phenotype> as a feature")
         anchored = {row.best.label for row in anchor_rows if row.best is not None}
-        via = [label for label in named_types(relevance_text(question, mentions), schema)
-               if label != target_label and label not in anchored]
+        via = [
+            label
+            for label in named_types(relevance_text(question, mentions), schema)
+            if label != target_label and label not in anchored
+        ]
         for row in anchor_rows:
             assert row.best is not None
             described = row.mention.match_mode is MatchMode.DOC
-            before, after = _mention_scope(question, row.mention.text, mentions,
-                                           skipped=DESCRIPTION_WORDS if described else frozenset())
+            before, after = _mention_scope(
+                question, row.mention.text, mentions, skipped=DESCRIPTION_WORDS if described else frozenset()
+            )
             context_words = " ".join(before + after)
             path = routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
             # a described entity of the asked type is a near miss of the description's own type: left to the text
@@ -160,8 +188,9 @@ class HeuristicPlanner:
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
-            anchors.append(Anchor(var=var, type=row.best.label, text=row.mention.text,
-                                  match_mode=row.mention.match_mode))
+            anchors.append(
+                Anchor(var=var, type=row.best.label, text=row.mention.text, match_mode=row.mention.match_mode)
+            )
             hops.extend(self._hops(var, path, len(anchors)))
             estimates.append(self._candidates(row, path))
             confident = confident and not described and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
@@ -173,32 +202,49 @@ class HeuristicPlanner:
         target_count = self._context.label_counts.get(target_label, 0)
         n_cand = round(min(estimates)) if estimates else target_count
         risk = Risk.HIGH if not anchors else Risk.LOW if confident else Risk.MEDIUM
-        return Plan(anchors=tuple(anchors), hops=tuple(hops), target=Target(var="t", type=target_label),
-                    relevance_text=text, n_cand=max(0, min(n_cand, target_count)), risk=risk)
+        return Plan(
+            anchors=tuple(anchors),
+            hops=tuple(hops),
+            target=Target(var="t", type=target_label),
+            relevance_text=text,
+            n_cand=max(0, min(n_cand, target_count)),
+            risk=risk,
+        )
 
     @staticmethod
     def _hops(anchor_var: str, path: list[SchemaHop], anchor_number: int) -> list[Hop]:
         variables = [anchor_var] + [f"x{anchor_number}_{i}" for i in range(1, len(path))] + ["t"]
         # Only intermediates get a type hint: anchors and the target are typed by the plan already.
         last = len(path) - 1
-        return [Hop(source=variables[i], relation=step.relation, target=variables[i + 1],
-                    source_type=step.source if i > 0 else None, target_type=step.target if i < last else None,
-                    direction=_DIRECTIONS[step.outgoing])
-                for i, step in enumerate(path)]
+        return [
+            Hop(
+                source=variables[i],
+                relation=step.relation,
+                target=variables[i + 1],
+                source_type=step.source if i > 0 else None,
+                target_type=step.target if i < last else None,
+                direction=_DIRECTIONS[step.outgoing],
+            )
+            for i, step in enumerate(path)
+        ]
 
     def _candidates(self, row: EntityRow, path: list[SchemaHop]) -> float:
         """The best binding's degree, then each later hop's average fan-out from its source type."""
         assert row.best is not None
         estimate = float(row.best.degree)
         for step in path[1:]:
-            edges = sum(count for (a, rel, b), count in self._context.pattern_counts.items()
-                        if rel == step.relation and {a, b} == {step.source, step.target})
+            edges = sum(
+                count
+                for (a, rel, b), count in self._context.pattern_counts.items()
+                if rel == step.relation and {a, b} == {step.source, step.target}
+            )
             estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
         return estimate if math.isfinite(estimate) else 0.0
 
 
-def _via_route(routes: Routes, label: str, target_label: str, via: Sequence[str],
-               context_words: str) -> list[SchemaHop] | None:
+def _via_route(
+    routes: Routes, label: str, target_label: str, via: Sequence[str], context_words: str
+) -> list[SchemaHop] | None:
     """From an anchor of the target's type through the first named type that joins both ways: "diseases
     sharing a gene with X" is X -> Gene -> Disease (the planner's runner drops X itself from the answers)."""
     for middle in via:

@@ -29,9 +29,15 @@ class LLMPlanner:
     """`prompt`: "full" (schema with counts, rules, fusion control, a worked example: for untrained models) or
     "student" (types and relations in a line each: for planners fine-tuned on it, `grasp train planner`)."""
 
-    def __init__(self, llm: GraspLLM, context: SkbContext, retry_samples: int = RETRY_SAMPLES,
-                 retry_temperature: float = RETRY_TEMPERATURE, max_tokens: int = PLAN_MAX_TOKENS,
-                 prompt: PlannerPrompt = "full") -> None:
+    def __init__(
+        self,
+        llm: GraspLLM,
+        context: SkbContext,
+        retry_samples: int = RETRY_SAMPLES,
+        retry_temperature: float = RETRY_TEMPERATURE,
+        max_tokens: int = PLAN_MAX_TOKENS,
+        prompt: PlannerPrompt = "full",
+    ) -> None:
         self._llm = llm
         self._prompt = prompt
         self._context = context
@@ -40,8 +46,9 @@ class LLMPlanner:
         self._max_tokens = max_tokens
         self.name = f"llm:{llm.model_id}"
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
-             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+    def plan(
+        self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
+    ) -> PlanningOutcome:
         compose = student_messages if self._prompt == "student" else planner_messages
         messages = compose(question, table, self._context)
         asked = [label for label in table.target_types() if label in self._context.labels]
@@ -50,8 +57,9 @@ class LLMPlanner:
         schedule = [0.0] + [self._retry_temperature] * self._retries
         for seed, temperature in enumerate(schedule):
             try:
-                raw = self._llm.complete_json(messages, schema, temperature=temperature, seed=seed,
-                                              max_tokens=self._max_tokens)
+                raw = self._llm.complete_json(
+                    messages, schema, temperature=temperature, seed=seed, max_tokens=self._max_tokens
+                )
             except LLMError as error:  # a dead endpoint will not recover within this question
                 attempts.append(PlanAttempt("", temperature, None, (str(error),)))
                 return PlanningOutcome(self.name, None, tuple(attempts), f"the planner LLM failed: {error}")
@@ -67,6 +75,9 @@ class LLMPlanner:
                 return PlanningOutcome(self.name, plan, tuple(attempts))
         last = attempts[-1]
         what = "validate" if last.plan is not None else "parse"
-        return PlanningOutcome(self.name, None, tuple(attempts),
-                               f"no plan after {len(attempts)} attempts; the last did not {what}: "
-                               + "; ".join(last.errors))
+        return PlanningOutcome(
+            self.name,
+            None,
+            tuple(attempts),
+            f"no plan after {len(attempts)} attempts; the last did not {what}: " + "; ".join(last.errors),
+        )

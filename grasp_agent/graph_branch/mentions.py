@@ -25,8 +25,11 @@ class Mention(BaseModel):
     types: tuple[TypeName, ...] = Field(default=(), max_length=2, description="1-2 likely node types")
     role: MentionRole = MentionRole.ANCHOR
     nested_in: int | None = Field(default=None, ge=0, description="Index of the mention this one is part of")
-    match_mode: MatchMode = Field(default=MatchMode.NAME, description="doc: the text describes the entity "
-                                  "(its definition) instead of naming it; linked through the document index")
+    match_mode: MatchMode = Field(
+        default=MatchMode.NAME,
+        description="doc: the text describes the entity "
+        "(its definition) instead of naming it; linked through the document index",
+    )
 
 
 class MentionList(BaseModel):
@@ -37,8 +40,9 @@ class MentionList(BaseModel):
     @model_validator(mode="after")
     def _nesting_points_at_other_mentions(self) -> MentionList:
         for index, mention in enumerate(self.mentions):
-            if mention.nested_in is not None and not (0 <= mention.nested_in < len(self.mentions)
-                                                      and mention.nested_in != index):
+            if mention.nested_in is not None and not (
+                0 <= mention.nested_in < len(self.mentions) and mention.nested_in != index
+            ):
                 raise ValueError(f"mention {index} is nested_in {mention.nested_in}, which is not another mention")
         return self
 

@@ -35,8 +35,9 @@ def _not_generated_name(value: str) -> str:
     return value
 
 
-Variable = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t"),
-                     AfterValidator(_not_generated_name)]
+Variable = Annotated[
+    str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t"), AfterValidator(_not_generated_name)
+]
 TypeName = Annotated[str, Field(pattern=ANCHORED_IDENTIFIER_PATTERN)]
 
 
@@ -100,8 +101,9 @@ class Plan(BaseModel):
     anchors: tuple[Anchor, ...] = ()
     hops: tuple[Hop, ...] = ()
     target: Target
-    relevance_text: str = Field(default="", max_length=2000,
-                                description="What the hops cannot express; ranks targets densely")
+    relevance_text: str = Field(
+        default="", max_length=2000, description="What the hops cannot express; ranks targets densely"
+    )
     # Defaults are grasp.plan.validate's, so a plan means the same on both sides.
     n_cand: int = Field(default=50, ge=0, description="The planner's estimate of how many candidates the plan yields")
     risk: Risk = Field(default=Risk.LOW, description="How likely the graph ranking misleads (for fusion)")
@@ -134,9 +136,12 @@ class Plan(BaseModel):
 MAX_LLM_ANCHORS = 6
 
 
-def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
-                     anchor_choices: Sequence[tuple[str, str, MatchMode]] | None = None,
-                     target_types: Sequence[str] | None = None) -> dict[str, Any]:
+def plan_json_schema(
+    labels: Sequence[str],
+    relations: Sequence[str],
+    anchor_choices: Sequence[tuple[str, str, MatchMode]] | None = None,
+    target_types: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Plan's JSON Schema with node types and relations narrowed to one SKB's, so that constrained decoding
     cannot invent a type (the commonest failure of small planners).
 
@@ -153,11 +158,22 @@ def plan_json_schema(labels: Sequence[str], relations: Sequence[str],
         schema["properties"]["anchors"]["maxItems"] = min(distinct, MAX_LLM_ANCHORS)
         schema["properties"]["hops"]["maxItems"] = 2 * min(distinct, MAX_LLM_ANCHORS) + 2
         if anchor_choices:
-            defs["Anchor"] = {"anyOf": [
-                {"type": "object", "additionalProperties": False, "required": ["var", "type", "text", "match_mode"],
-                 "properties": {"var": variable, "type": {"const": label}, "text": {"const": text},
-                                "match_mode": {"const": mode.value}}}
-                for label, text, mode in dict.fromkeys(anchor_choices)]}
+            defs["Anchor"] = {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["var", "type", "text", "match_mode"],
+                        "properties": {
+                            "var": variable,
+                            "type": {"const": label},
+                            "text": {"const": text},
+                            "match_mode": {"const": mode.value},
+                        },
+                    }
+                    for label, text, mode in dict.fromkeys(anchor_choices)
+                ]
+            }
         defs["Target"]["properties"]["var"] = {"const": "t"}
     type_enum = {"enum": list(labels), "type": "string"}
     if "properties" in defs["Anchor"]:

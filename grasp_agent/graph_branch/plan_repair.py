@@ -55,8 +55,9 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
     types = {anchor.var: anchor.type for anchor in kept} | {plan.target.var: plan.target.type}
     hops: list[Hop] = []
     for hop in plan.hops:
-        hop = hop.model_copy(update={"source": renamed.get(hop.source, hop.source),
-                                     "target": renamed.get(hop.target, hop.target)})
+        hop = hop.model_copy(
+            update={"source": renamed.get(hop.source, hop.source), "target": renamed.get(hop.target, hop.target)}
+        )
         if hop.source == hop.target:
             notes.append(f"hop {hop.source}-{hop.target} ({hop.relation}) joins a variable to itself; dropped")
             continue
@@ -74,8 +75,11 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
             continue
         options = _relations_between(anchor.type, plan.target.type, counts)
         if options:
-            relation = max((r for r in options if not is_negative_relation(r)), key=lambda r: (options[r], r),
-                           default=max(options, key=lambda r: (options[r], r)))
+            relation = max(
+                (r for r in options if not is_negative_relation(r)),
+                key=lambda r: (options[r], r),
+                default=max(options, key=lambda r: (options[r], r)),
+            )
             hops.append(Hop(source=anchor.var, relation=relation, target=plan.target.var))
             notes.append(f"anchor {anchor.var} had no hop; joined to {plan.target.var} by {relation}")
     if not notes:
@@ -83,8 +87,14 @@ def repair_plan(plan: Plan, counts: dict[tuple[str, str, str], int]) -> tuple[Pl
     return plan.model_copy(update={"anchors": tuple(kept), "hops": tuple(hops)}), notes
 
 
-def _rename_dangling_target(hops: list[Hop], anchors: set[str], plan: Plan, types: dict[str, str],
-                            counts: dict[tuple[str, str, str], int], notes: list[str]) -> list[Hop]:
+def _rename_dangling_target(
+    hops: list[Hop],
+    anchors: set[str],
+    plan: Plan,
+    types: dict[str, str],
+    counts: dict[tuple[str, str, str], int],
+    notes: list[str],
+) -> list[Hop]:
     target = plan.target
     mentioned = {var for hop in hops for var in (hop.source, hop.target)}
     others = mentioned - anchors - {target.var}
@@ -92,15 +102,22 @@ def _rename_dangling_target(hops: list[Hop], anchors: set[str], plan: Plan, type
         return hops
     (dangling,) = others
     stated = {hop.source_type for hop in hops if hop.source == dangling} | {
-        hop.target_type for hop in hops if hop.target == dangling}
+        hop.target_type for hop in hops if hop.target == dangling
+    }
     if stated - {None, target.type}:
         return hops  # it says it is something else: not the answer under another name
-    notes.append(f"variable {dangling} stands where the target {target.var} ({target.type}) belongs, which no hop "
-                 f"mentioned; renamed to {target.var}")
+    notes.append(
+        f"variable {dangling} stands where the target {target.var} ({target.type}) belongs, which no hop "
+        f"mentioned; renamed to {target.var}"
+    )
     renamed = []
     for hop in hops:
-        hop = hop.model_copy(update={"source": target.var if hop.source == dangling else hop.source,
-                                     "target": target.var if hop.target == dangling else hop.target})
+        hop = hop.model_copy(
+            update={
+                "source": target.var if hop.source == dangling else hop.source,
+                "target": target.var if hop.target == dangling else hop.target,
+            }
+        )
         hop, note = _fix_relation(hop, types, counts)
         if note:
             notes.append(note)

@@ -45,7 +45,8 @@ class PlanningOutcome:
 class Planner(Protocol):
     name: str
 
-    def plan(self, question: str, table: EntityTable, check: PlanChecker, *,
-             exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
+    def plan(
+        self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
+    ) -> PlanningOutcome:
         """`exclude_examples`: ids of training questions the planner must not learn from for this question
         (leave-template-out evaluation of planners that retrieve examples, such as the Path-Bank planner)."""

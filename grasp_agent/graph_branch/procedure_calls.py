@@ -63,19 +63,27 @@ class GraphProcedures:
 
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         records, _, _ = self._driver.execute_query(
-            self._statements[name], parameters_=params, database_=self._database, routing_=RoutingControl.READ)
+            self._statements[name], parameters_=params, database_=self._database, routing_=RoutingControl.READ
+        )
         return [record.data() for record in records]
 
-    def link_many(self, vectors: Mapping[str, Sequence[float]], labels: Sequence[str],
-                  mode: Literal["name", "doc"] = "name", k: int = 3, tau: float = 0.0) -> dict[str, list[NodeLink]]:
+    def link_many(
+        self,
+        vectors: Mapping[str, Sequence[float]],
+        labels: Sequence[str],
+        mode: Literal["name", "doc"] = "name",
+        k: int = 3,
+        tau: float = 0.0,
+    ) -> dict[str, list[NodeLink]]:
         """Per key, the top-k candidates over all `labels` (each label's own top-k), best first."""
         if not vectors or not labels:
             return {key: [] for key in vectors}
         rows = [{"key": key, "vector": [float(x) for x in vector]} for key, vector in vectors.items()]
         found: dict[str, list[NodeLink]] = {key: [] for key in vectors}
         for row in self._read("link_many", rows=rows, labels=list(labels), mode=mode, k=k, tau=tau):
-            found[row["key"]].append(NodeLink(row["nodeId"], row["name"] or "", row["label"], float(row["score"]),
-                                              int(row["degree"])))
+            found[row["key"]].append(
+                NodeLink(row["nodeId"], row["name"] or "", row["label"], float(row["score"]), int(row["degree"]))
+            )
         return found
 
     def validate(self, plan_json: str) -> PlanCheck:
@@ -86,13 +94,30 @@ class GraphProcedures:
         row = self._read("compile_plan", plan=plan_json, bindings={k: list(v) for k, v in bindings.items()})[0]
         return CompiledPlan(row["query"], dict(row["params"]))
 
-    def execute(self, plan_json: str, anchor_vectors: Mapping[str, Sequence[float]],
-                relevance_vector: Sequence[float] | None, limit: int,
-                config: Mapping[str, Any] | None = None) -> list[RankedNode]:
+    def execute(
+        self,
+        plan_json: str,
+        anchor_vectors: Mapping[str, Sequence[float]],
+        relevance_vector: Sequence[float] | None,
+        limit: int,
+        config: Mapping[str, Any] | None = None,
+    ) -> list[RankedNode]:
         rows = self._read(
-            "execute_plan", plan=plan_json,
+            "execute_plan",
+            plan=plan_json,
             anchorVectors={var: [float(x) for x in vector] for var, vector in anchor_vectors.items()},
             relevanceVector=None if relevance_vector is None else [float(x) for x in relevance_vector],
-            limit=limit, config=dict(config or {}))
-        return [RankedNode(r["nodeId"], r["name"] or "", float(r["anchorScore"]), float(r["denseScore"]),
-                           float(r["score"]), tuple(r["witness"] or ())) for r in rows]
+            limit=limit,
+            config=dict(config or {}),
+        )
+        return [
+            RankedNode(
+                r["nodeId"],
+                r["name"] or "",
+                float(r["anchorScore"]),
+                float(r["denseScore"]),
+                float(r["score"]),
+                tuple(r["witness"] or ()),
+            )
+            for r in rows
+        ]

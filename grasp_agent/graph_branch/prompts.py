@@ -20,29 +20,53 @@ Rules:
 - Answer with JSON only: {"mentions": [...]}."""
 
 EXTRACTION_DEMOS: tuple[tuple[str, str, dict[str, object]], ...] = (
-    ("Disease, Phenotype, Gene",
-     "Which disease causes seizures in infancy and is linked to SCN1A?",
-     {"mentions": [{"text": "disease", "types": ["Disease"], "role": "target"},
-                   {"text": "Seizure", "types": ["Phenotype"], "role": "anchor"},
-                   {"text": "in infancy", "types": [], "role": "attribute"},
-                   {"text": "SCN1A", "types": ["Gene"], "role": "anchor"}]}),
-    ("Product, Brand, Category, Color",
-     "Looking for a waterproof hiking boot from Salomon, preferably brown",
-     {"mentions": [{"text": "hiking boot", "types": ["Category", "Product"], "role": "target"},
-                   {"text": "waterproof", "types": [], "role": "attribute"},
-                   {"text": "Salomon", "types": ["Brand"], "role": "anchor"},
-                   {"text": "brown", "types": ["Color"], "role": "anchor"}]}),
-    ("Paper, Author, Institution, FieldOfStudy",
-     "Papers on graph neural networks by authors at Stanford University published after 2019",
-     {"mentions": [{"text": "paper", "types": ["Paper"], "role": "target"},
-                   {"text": "graph neural network", "types": ["FieldOfStudy"], "role": "anchor"},
-                   {"text": "Stanford University", "types": ["Institution"], "role": "anchor"},
-                   {"text": "published after 2019", "types": [], "role": "attribute"}]}),
-    ("Drug, Disease, Protein",
-     "What drugs target the protein encoded by BRCA1 and treat breast cancer?",
-     {"mentions": [{"text": "drug", "types": ["Drug"], "role": "target"},
-                   {"text": "BRCA1", "types": ["Protein"], "role": "anchor"},
-                   {"text": "breast cancer", "types": ["Disease"], "role": "anchor"}]}),
+    (
+        "Disease, Phenotype, Gene",
+        "Which disease causes seizures in infancy and is linked to SCN1A?",
+        {
+            "mentions": [
+                {"text": "disease", "types": ["Disease"], "role": "target"},
+                {"text": "Seizure", "types": ["Phenotype"], "role": "anchor"},
+                {"text": "in infancy", "types": [], "role": "attribute"},
+                {"text": "SCN1A", "types": ["Gene"], "role": "anchor"},
+            ]
+        },
+    ),
+    (
+        "Product, Brand, Category, Color",
+        "Looking for a waterproof hiking boot from Salomon, preferably brown",
+        {
+            "mentions": [
+                {"text": "hiking boot", "types": ["Category", "Product"], "role": "target"},
+                {"text": "waterproof", "types": [], "role": "attribute"},
+                {"text": "Salomon", "types": ["Brand"], "role": "anchor"},
+                {"text": "brown", "types": ["Color"], "role": "anchor"},
+            ]
+        },
+    ),
+    (
+        "Paper, Author, Institution, FieldOfStudy",
+        "Papers on graph neural networks by authors at Stanford University published after 2019",
+        {
+            "mentions": [
+                {"text": "paper", "types": ["Paper"], "role": "target"},
+                {"text": "graph neural network", "types": ["FieldOfStudy"], "role": "anchor"},
+                {"text": "Stanford University", "types": ["Institution"], "role": "anchor"},
+                {"text": "published after 2019", "types": [], "role": "attribute"},
+            ]
+        },
+    ),
+    (
+        "Drug, Disease, Protein",
+        "What drugs target the protein encoded by BRCA1 and treat breast cancer?",
+        {
+            "mentions": [
+                {"text": "drug", "types": ["Drug"], "role": "target"},
+                {"text": "BRCA1", "types": ["Protein"], "role": "anchor"},
+                {"text": "breast cancer", "types": ["Disease"], "role": "anchor"},
+            ]
+        },
+    ),
 )
 
 
@@ -55,8 +79,10 @@ def _types_line(context: SkbContext) -> str:
 
 
 def extraction_messages(question: str, context: SkbContext) -> list[LLMMessage]:
-    system = ("You find the entity mentions in a question about a knowledge graph.\n"
-              f"Node types: {_types_line(context)}.\n{EXTRACTION_RULES}")
+    system = (
+        "You find the entity mentions in a question about a knowledge graph.\n"
+        f"Node types: {_types_line(context)}.\n{EXTRACTION_RULES}"
+    )
     messages: list[LLMMessage] = [{"role": "system", "content": system}]
     for types, demo_question, answer in EXTRACTION_DEMOS:
         messages.append({"role": "user", "content": f"Types: {types}\nQuestion: {demo_question}"})
@@ -101,19 +127,28 @@ Entity table:
 
 Plan:"""
 PLAN_DEMO = {
-    "anchors": [{"var": "a1", "type": "Author", "text": "Yann LeCun", "match_mode": "name"},
-                {"var": "a2", "type": "Paper", "text": "AlphaGo", "match_mode": "doc"}],
-    "hops": [{"source": "a1", "relation": "WRITES", "target": "t"},
-             {"source": "a2", "relation": "CITES", "target": "t"}],
+    "anchors": [
+        {"var": "a1", "type": "Author", "text": "Yann LeCun", "match_mode": "name"},
+        {"var": "a2", "type": "Paper", "text": "AlphaGo", "match_mode": "doc"},
+    ],
+    "hops": [
+        {"source": "a1", "relation": "WRITES", "target": "t"},
+        {"source": "a2", "relation": "CITES", "target": "t"},
+    ],
     "target": {"var": "t", "type": "Paper"},
-    "relevance_text": "convolutional networks", "n_cand": 20, "risk": "medium"}
+    "relevance_text": "convolutional networks",
+    "n_cand": 20,
+    "risk": "medium",
+}
 
 
 def schema_block(context: SkbContext) -> str:
     lines = ["Node types:"]
     for node_type in context.schema.node_types:
         count = context.label_counts.get(node_type.label, 0)
-        lines.append(f"- {node_type.label} ({count:,} nodes){': ' + node_type.description if node_type.description else ''}")
+        lines.append(
+            f"- {node_type.label} ({count:,} nodes){': ' + node_type.description if node_type.description else ''}"
+        )
     lines.append("Connections (stored direction; hops may follow them either way):")
     for (source, relation, target), count in sorted(context.pattern_counts.items()):
         lines.append(f"- ({source})-[{relation}]->({target}) {count:,} edges")
@@ -123,10 +158,12 @@ def schema_block(context: SkbContext) -> str:
 def planner_messages(question: str, table: EntityTable, context: SkbContext) -> list[LLMMessage]:
     system = "\n\n".join([PLANNER_ROLE, schema_block(context), PLAN_FORMAT, FUSION_CONTROL])
     user = f"Question: {question}\n\nEntity table:\n{table.to_prompt()}\n\nPlan:"
-    return [{"role": "system", "content": system},
-            {"role": "user", "content": PLAN_DEMO_USER},
-            {"role": "assistant", "content": json.dumps(PLAN_DEMO, separators=(",", ":"))},
-            {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": PLAN_DEMO_USER},
+        {"role": "assistant", "content": json.dumps(PLAN_DEMO, separators=(",", ":"))},
+        {"role": "user", "content": user},
+    ]
 
 
 STUDENT_ROLE = "Write the JSON retrieval plan for the question over this knowledge graph."
@@ -135,8 +172,9 @@ STUDENT_ROLE = "Write the JSON retrieval plan for the question over this knowled
 def student_messages(question: str, table: EntityTable, context: SkbContext) -> list[LLMMessage]:
     """The short prompt a trained planner learns on and is served with: the SKB's types and its relations in
     one line each, the question and its entity table; no rules, no example (the student learned them)."""
-    relations = "; ".join(f"({source})-[{relation}]->({target})"
-                          for source, relation, target in sorted(context.pattern_counts))
+    relations = "; ".join(
+        f"({source})-[{relation}]->({target})" for source, relation, target in sorted(context.pattern_counts)
+    )
     system = f"{STUDENT_ROLE}\nTypes: {', '.join(context.labels)}\nRelations: {relations}"
     user = f"Question: {question}\nEntity table:\n{table.to_prompt()}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

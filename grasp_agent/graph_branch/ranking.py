@@ -38,13 +38,17 @@ class ExecutionSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def config(self) -> dict[str, Any]:
-        return {"timeoutMs": self.timeout_ms, "maxRows": self.max_rows, "denseWeight": self.dense_weight,
-                **self.extra}
+        return {"timeoutMs": self.timeout_ms, "maxRows": self.max_rows, "denseWeight": self.dense_weight, **self.extra}
 
 
 class PlanRunner:
-    def __init__(self, procedures: GraphProcedures, name_embedder: GraspEmbedder, doc_embedder: GraspEmbedder,
-                 settings: ExecutionSettings | None = None) -> None:
+    def __init__(
+        self,
+        procedures: GraphProcedures,
+        name_embedder: GraspEmbedder,
+        doc_embedder: GraspEmbedder,
+        settings: ExecutionSettings | None = None,
+    ) -> None:
         self._procedures = procedures
         self._name_embedder = name_embedder
         self._doc_embedder = doc_embedder
@@ -75,8 +79,9 @@ class PlanRunner:
         plan_json = plan.to_json()
         anchors = self.anchor_vectors(plan)
         try:
-            nodes = self._procedures.execute(plan_json, anchors, self.relevance_vector(plan, question),
-                                             self._settings.limit, self._settings.config())
+            nodes = self._procedures.execute(
+                plan_json, anchors, self.relevance_vector(plan, question), self._settings.limit, self._settings.config()
+            )
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
@@ -88,8 +93,9 @@ class PlanRunner:
         """The query execute ran, with the bindings grasp.link gives under the same defaults."""
         bindings = {}
         for anchor in plan.anchors:
-            links = self._procedures.link_many({anchor.var: anchors[anchor.var]}, [anchor.type],
-                                               anchor.match_mode.value, -1, -1.0)[anchor.var]
+            links = self._procedures.link_many(
+                {anchor.var: anchors[anchor.var]}, [anchor.type], anchor.match_mode.value, -1, -1.0
+            )[anchor.var]
             bindings[anchor.var] = [{"id": link.node_id, "score": link.score} for link in links]
         return self._procedures.compile(plan.to_json(), bindings)
 
@@ -104,8 +110,11 @@ def without_loops(nodes: Sequence[RankedNode]) -> list[RankedNode]:
     """The ranking without targets whose witness leads from the target back to itself (an anchor of the
     target's type, reached through a neighbour: a disease "shares a gene" with itself, but is not its own
     answer)."""
-    return [node for node in nodes
-            if not any(len(path) > 1 and path[0].get("id") == node.node_id for path in witness_paths(node.witness))]
+    return [
+        node
+        for node in nodes
+        if not any(len(path) > 1 and path[0].get("id") == node.node_id for path in witness_paths(node.witness))
+    ]
 
 
 def witness_paths(witness: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

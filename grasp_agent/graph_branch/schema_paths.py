@@ -22,7 +22,9 @@ _NEGATIVE_PREFIXES = ("LACK", "ABSEN", "NEGATIV", "EXCLUD", "CONTRAINDICAT")
 def is_negative_relation(relation: str) -> bool:
     """LACKS_PHENOTYPE, PHENOTYPE_ABSENT, CONTRAINDICATION, NOT_ASSOCIATED...: judged per word, because
     substrings mislead (phe-NOT-ype)."""
-    return any(part in {"NOT", "NO", "NON"} or part.startswith(_NEGATIVE_PREFIXES) for part in relation.upper().split("_"))
+    return any(
+        part in {"NOT", "NO", "NON"} or part.startswith(_NEGATIVE_PREFIXES) for part in relation.upper().split("_")
+    )
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,21 @@ def type_words(node_type: NodeType) -> list[str]:
     and simple plurals of both."""
     base = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", node_type.label).replace("_", " ").lower()
     words = [base, *[alias.lower() for alias in node_type.aliases]]
-    plurals = [w[:-1] + "ies" if w.endswith("y") else w + ("es" if w.endswith(("s", "x", "sh", "ch")) else "s")
-               for w in words]
+    plurals = [
+        w[:-1] + "ies" if w.endswith("y") else w + ("es" if w.endswith(("s", "x", "sh", "ch")) else "s") for w in words
+    ]
     return sorted(set(words + plurals), key=len, reverse=True)
 
 
 def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[int, str] | None:
     """Position and text of the first word naming `node_type` at or after `after`."""
     lowered = question.lower()
-    found = [(m.start(), question[m.start():m.end()]) for w in type_words(node_type)
-             for m in re.finditer(rf"\b{re.escape(w)}\b", lowered) if m.start() >= after]
+    found = [
+        (m.start(), question[m.start() : m.end()])
+        for w in type_words(node_type)
+        for m in re.finditer(rf"\b{re.escape(w)}\b", lowered)
+        if m.start() >= after
+    ]
     return min(found, key=lambda hit: (hit[0], -len(hit[1]))) if found else None
 
 
@@ -59,8 +66,11 @@ def target_mention(question: str, schema: SkbSchema) -> tuple[str, str] | None:
     diseases ...'), else the first type word at all, else None."""
     wh = _WH.search(question)
     for after in ((wh.end(),) if wh else ()) + (0,):
-        found = [(hit[0], t.label, hit[1]) for t in schema.node_types
-                 if (hit := _first_mention(question, t, after)) is not None]
+        found = [
+            (hit[0], t.label, hit[1])
+            for t in schema.node_types
+            if (hit := _first_mention(question, t, after)) is not None
+        ]
         if found:
             _, label, words = min(found)
             return label, words
@@ -88,8 +98,9 @@ def _choose_relation(options: dict[str, int], question: str) -> str:
     return max(positive, key=lambda rel: (options[rel], rel))
 
 
-def shortest_meta_path(source: str, target: str, counts: dict[tuple[str, str, str], int],
-                       question: str = "") -> list[SchemaHop] | None:
+def shortest_meta_path(
+    source: str, target: str, counts: dict[tuple[str, str, str], int], question: str = ""
+) -> list[SchemaHop] | None:
     """Fewest hops from `source` type to `target` type over the schema, hops undirected.
 
     Between the same two types the question picks the relation (see `_choose_relation`). For source == target
@@ -121,16 +132,21 @@ def shortest_meta_path(source: str, target: str, counts: dict[tuple[str, str, st
 
 # Words just before a mention that ask for its hierarchy: "subtypes of X", "more specific forms of X", "a kind of
 # X" go down to the children; "parent terms of X", "broader than X" go up.
-_DOWN = re.compile(r"\b(sub-?types?|sub-?class(es)?|sub-?categor(y|ies)|more specific|specific (forms?|types?|kinds?)|"
-                   r"narrower|descendants?|child terms?|children|forms? of|kinds? of|types? of|varieties of|"
-                   r"variants? of|speciali[sz]ations? of|refinements? of)\b",
-                   re.IGNORECASE)
-_UP = re.compile(r"\b(parent( terms?)?|parents|broader|more general|ancestors?|super-?class(es)?|super-?types?|"
-                 r"generali[sz]ations?)\b", re.IGNORECASE)
+_DOWN = re.compile(
+    r"\b(sub-?types?|sub-?class(es)?|sub-?categor(y|ies)|more specific|specific (forms?|types?|kinds?)|"
+    r"narrower|descendants?|child terms?|children|forms? of|kinds? of|types? of|varieties of|"
+    r"variants? of|speciali[sz]ations? of|refinements? of)\b",
+    re.IGNORECASE,
+)
+_UP = re.compile(
+    r"\b(parent( terms?)?|parents|broader|more general|ancestors?|super-?class(es)?|super-?types?|"
+    r"generali[sz]ations?)\b",
+    re.IGNORECASE,
+)
 
 
 def hierarchy_cue(lead: str) -> str | None:
-    """"down", "up" or None for the words that lead up to a mention."""
+    """ "down", "up" or None for the words that lead up to a mention."""
     down, up = _DOWN.search(lead), _UP.search(lead)
     if down and up:  # the nearer one wins
         return "down" if down.end() > up.end() else "up"

@@ -18,7 +18,8 @@ from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
 
-FUNCTION_WORDS = frozenset("""
+FUNCTION_WORDS = frozenset(
+    """
 a an the and or but nor of in on at to for from by with without within into onto about as than that this these
 those is are was were be been being has have had do does did can could may might must shall should will would
 which what who whom whose where when why how whether not no any all some each every both either neither
@@ -27,7 +28,8 @@ other another such same kind kinds type types sort related relate relates linked
 associate associates present presents presenting show shows showing feature features featuring cause causes
 caused have having known list name find identify give tell specific particular certain
 exclude excluded excluding lack lacks lacking lacked documented explicitly
-""".split())  # noqa: SIM905 (a word list reads best as text)
+""".split()
+)  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 DEFAULT_MIN_SCORE = 0.9
 # HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.
@@ -42,8 +44,12 @@ class Span:
     words: int
 
 
-def candidate_spans(question: str, max_words: int = 6, function_words: frozenset[str] = FUNCTION_WORDS,
-                    excluded: frozenset[str] = frozenset()) -> list[Span]:
+def candidate_spans(
+    question: str,
+    max_words: int = 6,
+    function_words: frozenset[str] = FUNCTION_WORDS,
+    excluded: frozenset[str] = frozenset(),
+) -> list[Span]:
     """Spans of 1..max_words words whose first and last words are content words; `excluded` phrases
     (e.g. type words like 'diseases') are never spans themselves."""
     words = list(_WORD.finditer(question))
@@ -55,7 +61,7 @@ def candidate_spans(question: str, max_words: int = 6, function_words: frozenset
             last = words[j]
             if last.group().lower() in function_words:
                 continue
-            text = question[first.start():last.end()]
+            text = question[first.start() : last.end()]
             if text.lower() not in excluded:
                 spans.append(Span(first.start(), last.end(), text, j - i + 1))
     return spans
@@ -66,8 +72,14 @@ class SpanMentionFinder:
 
     name = "spans"
 
-    def __init__(self, procedures: GraphProcedures, name_embedder: GraspEmbedder, schema: SkbSchema,
-                 min_score: float = DEFAULT_MIN_SCORE, max_words: int = MAX_SPAN_WORDS) -> None:
+    def __init__(
+        self,
+        procedures: GraphProcedures,
+        name_embedder: GraspEmbedder,
+        schema: SkbSchema,
+        min_score: float = DEFAULT_MIN_SCORE,
+        max_words: int = MAX_SPAN_WORDS,
+    ) -> None:
         self._procedures = procedures
         self._embedder = name_embedder
         self._schema = schema

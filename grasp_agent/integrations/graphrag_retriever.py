@@ -28,11 +28,25 @@ class GraspRetriever(Retriever):
     def get_search_results(self, query_text: str, top_k: int = 5) -> RawSearchResult:
         """The top_k GRASP hits for query_text."""
         result = self._grasp.search(query_text, k=top_k)
-        rows = [{"node_id": hit.node_id, "name": hit.name, "label": hit.label, "score": hit.score, "rank": hit.rank,
-                 "document": hit.document} for hit in result.hits]
+        rows = [
+            {
+                "node_id": hit.node_id,
+                "name": hit.name,
+                "label": hit.label,
+                "score": hit.score,
+                "rank": hit.rank,
+                "document": hit.document,
+            }
+            for hit in result.hits
+        ]
         records = [neo4j.Record(row) for row in rows]
-        metadata = {"plan": result.plan, "cypher": result.cypher, "stages_ms": result.stages_ms,
-                    "failures": result.failures, "notes": result.notes}
+        metadata = {
+            "plan": result.plan,
+            "cypher": result.cypher,
+            "stages_ms": result.stages_ms,
+            "failures": result.failures,
+            "notes": result.notes,
+        }
         return RawSearchResult(records=records, metadata=metadata)
 
     def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:

@@ -43,10 +43,12 @@ class GraspSearchTool(BaseTool):
             self.description = (
                 f"Searches the '{schema.name}' knowledge graph (node types: {types}) for the nodes that answer a "
                 "question, combining graph traversal from the entities it names with text search. Returns ranked "
-                "nodes with their ids and descriptions.")
+                "nodes with their ids and descriptions."
+            )
 
-    def _run(self, query: str, k: int | None = None,
-             run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
+    def _run(
+        self, query: str, k: int | None = None, run_manager: CallbackManagerForToolRun | None = None
+    ) -> tuple[str, dict[str, Any]]:
         grasp: GraspLike = self.grasp
         try:
             result = grasp.search(query, k=k or self.default_k)

@@ -52,7 +52,8 @@ class GraspPathTool(BaseTool):
             self.description = (
                 f"Answers a question about the '{schema.name}' knowledge graph by following relation paths "
                 f"({relations}) from the entity it names, the kinds of path similar questions needed. Returns the "
-                "answer and the paths that support it.")
+                "answer and the paths that support it."
+            )
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> tuple[str, dict[str, Any]]:
         grasp: GraspLike = self.grasp

@@ -96,8 +96,7 @@ class ChatResult:
         total = None
         if self.prompt_tokens is not None and self.completion_tokens is not None:
             total = self.prompt_tokens + self.completion_tokens
-        usage = LLMUsage(request_tokens=self.prompt_tokens, response_tokens=self.completion_tokens,
-                         total_tokens=total)
+        usage = LLMUsage(request_tokens=self.prompt_tokens, response_tokens=self.completion_tokens, total_tokens=total)
         return LLMResponse(content=self.text, usage=usage)
 
 
@@ -160,8 +159,13 @@ class GraspLLM(LLMInterfaceV2):
         """log P(the answer's first token is c) for each candidate c (see `merge_token_logprobs`)."""
 
     def complete_json(
-        self, messages: Sequence[LLMMessage], schema: Mapping[str, Any], *, temperature: float = 0.0,
-        seed: int | None = None, max_tokens: int | None = None,
+        self,
+        messages: Sequence[LLMMessage],
+        schema: Mapping[str, Any],
+        *,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = None,
     ) -> str:
         """The model's answer, constrained to `schema` where the backend supports it.
 

@@ -50,8 +50,9 @@ INSTALL_HINT = "pip install 'grasp-agent[local-llm]' (the [local-llm] extra inst
 
 
 def _import_llama_cpp() -> Any:
-    return require("llama_cpp", need="the llama-cpp backend needs llama-cpp-python", hint=INSTALL_HINT,
-                   error_type=LLMError)
+    return require(
+        "llama_cpp", need="the llama-cpp backend needs llama-cpp-python", hint=INSTALL_HINT, error_type=LLMError
+    )
 
 
 def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,14 +98,17 @@ class LlamaCppLLM(GraspLLM):
             raise ModelFileError(f"GGUF file {path} does not exist; allowed: an existing .gguf file")
         check_gguf_magic(path)
         if context_tokens < 256 or max_tokens < 1 or (threads is not None and threads < 1):
-            raise LLMError(f"context_tokens {context_tokens}, max_tokens {max_tokens}, threads {threads} refused; "
-                           "allowed: context_tokens >= 256, max_tokens >= 1, threads >= 1 or None")
+            raise LLMError(
+                f"context_tokens {context_tokens}, max_tokens {max_tokens}, threads {threads} refused; "
+                "allowed: context_tokens >= 256, max_tokens >= 1, threads >= 1 or None"
+            )
         self._llama_cpp = llama_cpp
         self._path = path
         self._max_tokens = max_tokens
         try:
-            self._llama = llama_cpp.Llama(model_path=str(path), n_ctx=context_tokens, n_threads=threads,
-                                          logits_all=False, verbose=verbose)
+            self._llama = llama_cpp.Llama(
+                model_path=str(path), n_ctx=context_tokens, n_threads=threads, logits_all=False, verbose=verbose
+            )
         except (ValueError, RuntimeError) as exc:
             raise ModelFileError(f"llama.cpp could not load {path}: {exc}") from exc
         self._formatter = self._chat_formatter(add_generation_prompt=True)
@@ -125,25 +129,32 @@ class LlamaCppLLM(GraspLLM):
     def _chat_formatter(self, add_generation_prompt: bool) -> Any:
         template = self._llama.metadata.get("tokenizer.chat_template")
         if not template:
-            raise ModelFileError(f"{self._path} has no tokenizer.chat_template in its metadata; "
-                                 "allowed: instruction-tuned GGUFs that carry their chat template")
+            raise ModelFileError(
+                f"{self._path} has no tokenizer.chat_template in its metadata; "
+                "allowed: instruction-tuned GGUFs that carry their chat template"
+            )
 
         def token_text(token: int) -> str:
             return self._llama.detokenize([token], special=True).decode("utf-8", "replace") if token >= 0 else ""
 
         chat_format = self._llama_cpp.llama_chat_format
         return chat_format.Jinja2ChatFormatter(
-            template=template, eos_token=token_text(self._llama.token_eos()),
-            bos_token=token_text(self._llama.token_bos()), add_generation_prompt=add_generation_prompt,
+            template=template,
+            eos_token=token_text(self._llama.token_eos()),
+            bos_token=token_text(self._llama.token_bos()),
+            add_generation_prompt=add_generation_prompt,
         )
 
     def _prompt_tokens(self, messages: list[LLMMessage], reserve: int) -> list[int]:
         rendered = self._formatter(messages=messages)
-        tokens: list[int] = self._llama.tokenize(rendered.prompt.encode("utf-8"),
-                                                 add_bos=not rendered.added_special, special=True)
+        tokens: list[int] = self._llama.tokenize(
+            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+        )
         if len(tokens) + reserve > self._llama.n_ctx():
-            raise LLMError(f"prompt of {len(tokens)} tokens plus {reserve} to generate exceeds the context of "
-                           f"{self._llama.n_ctx()} tokens; allowed: a shorter prompt or a larger llm_context_tokens")
+            raise LLMError(
+                f"prompt of {len(tokens)} tokens plus {reserve} to generate exceeds the context of "
+                f"{self._llama.n_ctx()} tokens; allowed: a shorter prompt or a larger llm_context_tokens"
+            )
         return tokens
 
     def _start_from_prefix(self, messages: list[LLMMessage], tokens: list[int]) -> None:
@@ -159,9 +170,8 @@ class LlamaCppLLM(GraspLLM):
         if len(messages) < 2:
             return
         rendered = self._prefix_formatter(messages=messages[:-1])
-        prefix = self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special,
-                                      special=True)
-        if len(prefix) < MIN_CACHED_PREFIX or tokens[:len(prefix)] != prefix:
+        prefix = self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+        if len(prefix) < MIN_CACHED_PREFIX or tokens[: len(prefix)] != prefix:
             return
         key = tuple(prefix)
         state = self._prefix_states.get(key)
@@ -187,8 +197,10 @@ class LlamaCppLLM(GraspLLM):
                 try:
                     gbnf = grammars.json_schema_to_gbnf(json.dumps(grammar_schema(constraint.schema or {})))
                 except (ValueError, KeyError, TypeError, NotImplementedError) as exc:
-                    raise LLMError(f"llama.cpp cannot turn JSON schema {constraint.name!r} into a grammar: "
-                                   f"{type(exc).__name__}: {exc}; allowed: schemas its converter supports") from exc
+                    raise LLMError(
+                        f"llama.cpp cannot turn JSON schema {constraint.name!r} into a grammar: "
+                        f"{type(exc).__name__}: {exc}; allowed: schemas its converter supports"
+                    ) from exc
             self._check_grammar(gbnf, constraint.name)
             self._grammars[key] = grammars.LlamaGrammar.from_string(gbnf, verbose=False)
         return self._grammars[key]
@@ -199,8 +211,10 @@ class LlamaCppLLM(GraspLLM):
         vocab = self._llama_cpp.llama_model_get_vocab(self._llama.model)
         sampler = self._llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
         if not sampler:
-            raise LLMError(f"llama.cpp refused the grammar for schema {name!r} ({len(gbnf)} characters of GBNF; "
-                           "its parser printed why on stderr); allowed: smaller schemas, fewer length bounds")
+            raise LLMError(
+                f"llama.cpp refused the grammar for schema {name!r} ({len(gbnf)} characters of GBNF; "
+                "its parser printed why on stderr); allowed: smaller schemas, fewer length bounds"
+            )
         self._llama_cpp.llama_sampler_free(sampler)
 
     def _chat(self, messages: list[LLMMessage], constraint: OutputConstraint, options: GenerationOptions) -> ChatResult:
@@ -211,7 +225,10 @@ class LlamaCppLLM(GraspLLM):
             self._start_from_prefix(messages, tokens)  # create_completion evaluates only what follows
             # temperature 0 selects llama.cpp's greedy sampler; the seed only matters above 0.
             output = self._llama.create_completion(
-                prompt=tokens, max_tokens=max_tokens, temperature=options.temperature, seed=options.seed,
+                prompt=tokens,
+                max_tokens=max_tokens,
+                temperature=options.temperature,
+                seed=options.seed,
                 grammar=grammar,
             )
         return _parse_completion(output, self._path)
@@ -222,7 +239,7 @@ class LlamaCppLLM(GraspLLM):
         with self._lock:
             tokens = self._prompt_tokens(checked, 1)
             self._start_from_prefix(checked, tokens)
-            self._llama.eval(tokens[self._llama.n_tokens:])
+            self._llama.eval(tokens[self._llama.n_tokens :])
             pointer = self._llama_cpp.llama_get_logits_ith(self._llama.ctx, -1)
             logits = np.ctypeslib.as_array(pointer, shape=(self._llama.n_vocab(),)).copy()
             spellings = self._first_token_spellings(wanted)
@@ -250,5 +267,6 @@ def _parse_completion(output: Mapping[str, Any], path: Path) -> ChatResult:
         usage = output.get("usage") or {}
     except (KeyError, IndexError, TypeError) as exc:
         raise LLMError(f"llama.cpp returned no choices[0].text for {path}: {output!r:.300}") from exc
-    return ChatResult(text=text, prompt_tokens=usage.get("prompt_tokens"),
-                      completion_tokens=usage.get("completion_tokens"))
+    return ChatResult(
+        text=text, prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens")
+    )

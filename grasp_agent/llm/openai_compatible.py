@@ -108,10 +108,13 @@ class OpenAICompatibleLLM(GraspLLM):
     ) -> None:
         super().__init__(model_name=model)
         if retries < 0 or timeout_s <= 0 or max_tokens < 1:
-            raise LLMError(f"retries {retries}, timeout_s {timeout_s}, max_tokens {max_tokens} refused; "
-                           "allowed: retries >= 0, timeout_s > 0, max_tokens >= 1")
-        self._endpoint = OpenAICompatibleEndpoint(base_url, "/chat/completions", api_key=api_key, timeout_s=timeout_s,
-                                                  what="LLM", error_type=LLMError)
+            raise LLMError(
+                f"retries {retries}, timeout_s {timeout_s}, max_tokens {max_tokens} refused; "
+                "allowed: retries >= 0, timeout_s > 0, max_tokens >= 1"
+            )
+        self._endpoint = OpenAICompatibleEndpoint(
+            base_url, "/chat/completions", api_key=api_key, timeout_s=timeout_s, what="LLM", error_type=LLMError
+        )
         self._url = self._endpoint.url
         self._model = model
         self._retries = retries
@@ -151,7 +154,7 @@ class OpenAICompatibleLLM(GraspLLM):
 
     def _chat_with_schema(self, body: dict[str, Any], constraint: OutputConstraint) -> ChatResult:
         refusals: list[str] = []
-        for mode in SCHEMA_MODES[SCHEMA_MODES.index(self._schema_mode):]:
+        for mode in SCHEMA_MODES[SCHEMA_MODES.index(self._schema_mode) :]:
             try:
                 payload = self._post_with_retries(constrain_body(body, mode, constraint))
             except _Refused as exc:
@@ -159,8 +162,10 @@ class OpenAICompatibleLLM(GraspLLM):
                 continue
             self._schema_mode = mode
             return self._parse(parse_chat, payload)
-        raise LLMError(f"LLM server {self._url} (model {self._model}) refused the request in every output mode "
-                       f"{list(SCHEMA_MODES)}: {' | '.join(refusals)}")
+        raise LLMError(
+            f"LLM server {self._url} (model {self._model}) refused the request in every output mode "
+            f"{list(SCHEMA_MODES)}: {' | '.join(refusals)}"
+        )
 
     def first_token_logprobs(self, messages: Sequence[LLMMessage], candidates: Sequence[str]) -> dict[str, float]:
         """log P of each candidate as the first token, from the server's top-20 list (-inf when absent)."""
@@ -191,13 +196,15 @@ class OpenAICompatibleLLM(GraspLLM):
             detail = f"HTTP {status}: {excerpt(response.text)}"
             raise _Refused(f"LLM server {self._url} refused the request for model {self._model!r}: {detail}", detail)
         if status >= 400:
-            raise LLMError(f"LLM server {self._url} refused model {self._model!r}: "
-                           f"HTTP {status}: {excerpt(response.text)}")
+            raise LLMError(
+                f"LLM server {self._url} refused model {self._model!r}: HTTP {status}: {excerpt(response.text)}"
+            )
         try:
             return response.json()
         except ValueError as exc:
-            raise LLMError(f"LLM server {self._url} answered malformed JSON "
-                           f"(HTTP {status}): {excerpt(response.text)!r}") from exc
+            raise LLMError(
+                f"LLM server {self._url} answered malformed JSON (HTTP {status}): {excerpt(response.text)!r}"
+            ) from exc
 
     def close(self) -> None:
         self._endpoint.close()

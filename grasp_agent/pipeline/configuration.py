@@ -94,9 +94,18 @@ class SearchConfiguration:
         ]
 
     def as_dict(self) -> dict[str, dict[str, object]]:
-        return {name: {"value": getattr(self, name).value, "source": getattr(self, name).source}
-                for name in ("fusion_policy", "static_graph_weight", "fusion_k", "dynamic_tables", "reranker",
-                             "rerank_by_default", "rerank_weight")}
+        return {
+            name: {"value": getattr(self, name).value, "source": getattr(self, name).source}
+            for name in (
+                "fusion_policy",
+                "static_graph_weight",
+                "fusion_k",
+                "dynamic_tables",
+                "reranker",
+                "rerank_by_default",
+                "rerank_weight",
+            )
+        }
 
 
 def _explicit(settings: Settings, name: str) -> bool:
@@ -120,12 +129,16 @@ def _rerank_by_default(settings: Settings, tables: FusionTablesChoice, reranker_
     if evidence is None or evidence.reranker != reranker_id:
         return Sourced(False, f"{reranker_id} has no measured gain on a valid split ({tables.source})")
     verdict = "helped" if evidence.helps else f"gained less than {MIN_RERANK_GAIN:g} MRR"
-    return Sourced(evidence.helps, f"{verdict} on {evidence.questions} valid questions: MRR {evidence.mrr_fused:.3f} "
-                                   f"fused -> {evidence.mrr_reranked:.3f} reranked ({tables.source})")
+    return Sourced(
+        evidence.helps,
+        f"{verdict} on {evidence.questions} valid questions: MRR {evidence.mrr_fused:.3f} "
+        f"fused -> {evidence.mrr_reranked:.3f} reranked ({tables.source})",
+    )
 
 
-def resolve_configuration(settings: Settings, tables: FusionTablesChoice,
-                          reranker_id: str | None) -> SearchConfiguration:
+def resolve_configuration(
+    settings: Settings, tables: FusionTablesChoice, reranker_id: str | None
+) -> SearchConfiguration:
     """Pure: the configuration in force for these settings, fusion tables and reranker."""
     fitted = tables.tables
     policy: Sourced[Literal["static", "dynamic"]]
@@ -135,14 +148,15 @@ def resolve_configuration(settings: Settings, tables: FusionTablesChoice,
         policy = Sourced(fitted.policy, tables.source)
     else:
         policy = Sourced("static", "default")
-    described = (f"fitted on {fitted.fitted_on} valid questions" if fitted.fitted_on else "priors, not fitted")
+    described = f"fitted on {fitted.fitted_on} valid questions" if fitted.fitted_on else "priors, not fitted"
     return SearchConfiguration(
         fusion_policy=policy,
         static_graph_weight=_fitted_or_default(settings, "fusion_graph_weight", fitted.static_graph_weight, tables),
         fusion_k=_fitted_or_default(settings, "fusion_k", None, tables),
         dynamic_tables=Sourced(described, tables.source),
-        reranker=Sourced(reranker_id, f"GRASP_RERANKER={settings.reranker}" if _explicit(settings, "reranker")
-                         else "default"),
+        reranker=Sourced(
+            reranker_id, f"GRASP_RERANKER={settings.reranker}" if _explicit(settings, "reranker") else "default"
+        ),
         rerank_by_default=_rerank_by_default(settings, tables, reranker_id),
         rerank_weight=_fitted_or_default(settings, "rerank_weight", fitted.rerank_weight, tables),
     )

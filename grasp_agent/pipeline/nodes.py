@@ -49,8 +49,10 @@ def graph_stage(parts: PipelineParts, name: str, work: GraphWork) -> GraphNode:
             return {}
         start = time.perf_counter()
         if skip := parts.availability.skip_reason():
-            return {"graph_failure": f"{name} skipped: {skip}",
-                    "graph_spans": {name: StageSpan(start, time.perf_counter())}}
+            return {
+                "graph_failure": f"{name} skipped: {skip}",
+                "graph_spans": {name: StageSpan(start, time.perf_counter())},
+            }
         try:
             update = work(state, parts.graph_branch(state["options"].planner))
         except Exception as error:  # the branch boundary: see the module docstring
@@ -74,8 +76,11 @@ def link(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
 
 
 def plan(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
-    return {"planning": branch.plan(state["question"], state["entity_table"],
-                                    exclude_examples=state["options"].exclude_examples)}
+    return {
+        "planning": branch.plan(
+            state["question"], state["entity_table"], exclude_examples=state["options"].exclude_examples
+        )
+    }
 
 
 def execute(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
@@ -106,8 +111,12 @@ def fuse_node(parts: PipelineParts) -> PipelineNode:
         result = fuse_rankings(parts, state)
         notes = [result.note] if result.note else []
         policy = "dynamic" if result.bucket is not None else "static"
-        return {"fusion": result, "fusion_policy": policy, "notes": notes,
-                "spans": {"fuse": StageSpan(start, time.perf_counter())}}
+        return {
+            "fusion": result,
+            "fusion_policy": policy,
+            "notes": notes,
+            "spans": {"fuse": StageSpan(start, time.perf_counter())},
+        }
 
     return fuse
 
@@ -131,9 +140,11 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
     if asked is None or policy != "prior":
         return result
     labels = node_labels(parts, state, cast(list[NodeId], result.ids))
-    return replace(result, items=tuple(asked_type_first(result.items, lambda item: labels.get(cast(NodeId, item.id)),
-                                                        asked)),
-                   asked_type=asked)
+    return replace(
+        result,
+        items=tuple(asked_type_first(result.items, lambda item: labels.get(cast(NodeId, item.id)), asked)),
+        asked_type=asked,
+    )
 
 
 def asked_type(parts: PipelineParts, state: PipelineState) -> str | None:
@@ -182,7 +193,7 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
         notes.append(f"documents unavailable: {skip}; fused order kept")
         return FinalRanking(tuple(fused_ids), fused_scores, False, None), notes
     try:
-        documents = _documents(parts, state, fused_ids[:max(shown, depth if reranker else 0)])
+        documents = _documents(parts, state, fused_ids[: max(shown, depth if reranker else 0)])
     except Exception as error:  # documents are a nicety for display, but the reranker needs them
         parts.availability.record_failure(error)
         logger.warning("document lookup failed", exc_info=True)
@@ -204,15 +215,26 @@ def final_ranking(parts: PipelineParts, state: PipelineState) -> tuple[FinalRank
         logger.warning("reranker failed", exc_info=True)
         notes.append(f"reranker {reranker.model_id} failed: {describe(error)}; fused order kept")
         return FinalRanking(tuple(fused_ids), fused_scores, False, None, (), documents), notes
-    return FinalRanking(tuple(cast(NodeId, item.id) for item in items), tuple(item.score for item in items), True,
-                        reranker.model_id, tuple(order), documents), notes
+    return FinalRanking(
+        tuple(cast(NodeId, item.id) for item in items),
+        tuple(item.score for item in items),
+        True,
+        reranker.model_id,
+        tuple(order),
+        documents,
+    ), notes
 
 
-def _documents(parts: PipelineParts, state: PipelineState,
-               ids: Sequence[NodeId]) -> Mapping[NodeId, CandidateDocument]:
+def _documents(parts: PipelineParts, state: PipelineState, ids: Sequence[NodeId]) -> Mapping[NodeId, CandidateDocument]:
     vector = parts.embedder.embed_query(state["question"])
-    return candidate_documents(parts.driver, parts.settings.neo4j_database, parts.schema,
-                               ids_by_label(parts, state, ids), vector, parts.embedder.count_tokens)
+    return candidate_documents(
+        parts.driver,
+        parts.settings.neo4j_database,
+        parts.schema,
+        ids_by_label(parts, state, ids),
+        vector,
+        parts.embedder.count_tokens,
+    )
 
 
 def ids_by_label(parts: PipelineParts, state: PipelineState, ids: Sequence[NodeId]) -> dict[str, list[NodeId]]:

@@ -72,14 +72,23 @@ class PipelineParts:
         """The branch of the asked planner (default: `default_planner`); a clear error for one not assembled."""
         chosen = planner or self.default_planner
         if chosen not in self.graph_branches:
-            needs = {"llm": "GRASP_LLM (an LLM backend)",
-                     "pathbank": "a Path-Bank in the database (`grasp adapath build-bank --queries F`)"}
+            needs = {
+                "llm": "GRASP_LLM (an LLM backend)",
+                "pathbank": "a Path-Bank in the database (`grasp adapath build-bank --queries F`)",
+            }
             raise GraspError(f"planner '{chosen}' is not available: it needs {needs.get(chosen, chosen)}")
         return self.graph_branches[chosen]
 
 
-def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None = None, *,
-                   skb_name: str | None = None, progress: bool = False) -> PipelineParts:
+def assemble_parts(
+    driver: Driver,
+    settings: Settings,
+    embedder: GraspEmbedder,
+    llm: GraspLLM | None = None,
+    *,
+    skb_name: str | None = None,
+    progress: bool = False,
+) -> PipelineParts:
     """Every part of the loaded SKB (`skb_name`, or the only one). The text indexes are built on first use;
     a text branch that cannot open is recorded, not raised, so the graph branch still serves."""
     heuristic = GraphBranch.build(driver, settings, embedder, skb_name=skb_name)
@@ -87,11 +96,16 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     if llm is not None:
         branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name)
     if BankStore(driver, settings.neo4j_database).identity() is not None:
-        branches["pathbank"] = heuristic.with_planner(PathBankPlanner(
-            driver, settings.neo4j_database, embedder, heuristic.context, bank_queries=settings.adapath_bank_queries))
+        branches["pathbank"] = heuristic.with_planner(
+            PathBankPlanner(
+                driver, settings.neo4j_database, embedder, heuristic.context, bank_queries=settings.adapath_bank_queries
+            )
+        )
     elif settings.planner == "pathbank":
-        raise GraspError("GRASP_PLANNER=pathbank needs a Path-Bank in the database: run "
-                         "`grasp adapath build-bank --queries F` first (or choose another planner)")
+        raise GraspError(
+            "GRASP_PLANNER=pathbank needs a Path-Bank in the database: run "
+            "`grasp adapath build-bank --queries F` first (or choose another planner)"
+        )
     schema = heuristic.context.schema
     text_branch, unavailable = None, None
     try:
@@ -102,5 +116,15 @@ def assemble_parts(driver: Driver, settings: Settings, embedder: GraspEmbedder, 
     tables = choose_fusion_tables(settings, schema.name, embedder.model_id)
     reranker = make_reranker(settings, embedder, llm, schema)
     configuration = resolve_configuration(settings, tables, reranker.model_id if reranker is not None else None)
-    return PipelineParts(settings, driver, embedder, branches, text_branch, unavailable, reranker, tables.tables,
-                         configuration, RerankGate(settings.rerank_budget_s, settings.rerank_slots))
+    return PipelineParts(
+        settings,
+        driver,
+        embedder,
+        branches,
+        text_branch,
+        unavailable,
+        reranker,
+        tables.tables,
+        configuration,
+        RerankGate(settings.rerank_budget_s, settings.rerank_slots),
+    )

@@ -80,7 +80,8 @@ class SearchResult(BaseModel):
     failures: dict[str, str] = Field(default_factory=dict, description="branch -> why it gave nothing")
     notes: list[str] = Field(default_factory=list)
     configuration: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="fusion/rerank setting -> {value, source} in force for this search")
+        default_factory=dict, description="fusion/rerank setting -> {value, source} in force for this search"
+    )
 
     @property
     def node_ids(self) -> list[NodeId]:
@@ -116,23 +117,34 @@ def search_result(state: PipelineState, k: int, configuration: SearchConfigurati
     if final is not None:
         for rank, (node_id, score) in enumerate(zip(final.ids[:k], final.scores[:k], strict=True), start=1):
             document = documents.get(node_id)
-            hits.append(SearchHit(
-                rank=rank, node_id=node_id, score=score,
-                name=document.name if document else graph_names.get(node_id, str(node_id)),
-                label=document.label if document else None,
-                graph_rank=graph_ranks.get(node_id), text_rank=text_ranks.get(node_id),
-                fused_rank=fused_ranks.get(node_id), rerank_rank=rerank_ranks.get(node_id),
-                document=document.text if document else None))
+            hits.append(
+                SearchHit(
+                    rank=rank,
+                    node_id=node_id,
+                    score=score,
+                    name=document.name if document else graph_names.get(node_id, str(node_id)),
+                    label=document.label if document else None,
+                    graph_rank=graph_ranks.get(node_id),
+                    text_rank=text_ranks.get(node_id),
+                    fused_rank=fused_ranks.get(node_id),
+                    rerank_rank=rerank_ranks.get(node_id),
+                    document=document.text if document else None,
+                )
+            )
     planning = state.get("planning")
     plan = planning.plan if planning is not None else None
     compiled = graph.compiled if graph is not None else None
     spans = {**state.get("graph_spans", {}), **state.get("spans", {})}
-    failures = {name: reason for name, reason in (("graph", state.get("graph_failure")),
-                                                  ("text", state.get("text_failure"))) if reason}
+    failures = {
+        name: reason
+        for name, reason in (("graph", state.get("graph_failure")), ("text", state.get("text_failure")))
+        if reason
+    }
     if graph is not None and not graph.nodes and graph.reason and "graph" not in failures:
         failures["graph"] = graph.reason
     return SearchResult(
-        question=state["question"], hits=hits,
+        question=state["question"],
+        hits=hits,
         planner=planning.planner if planning is not None else None,
         entity_table=_entity_rows(state),
         plan=plan.model_dump(mode="json") if plan is not None else None,
@@ -152,20 +164,35 @@ def _entity_rows(state: PipelineState) -> list[EntityTableRow]:
     table = state.get("entity_table")
     if table is None:
         return []
-    return [EntityTableRow(
-        mention=row.mention.text, role=row.mention.role.value, match_mode=row.mention.match_mode.value,
-        types=list(row.mention.types),
-        links={label: [LinkedNode(node_id=link.node_id, name=link.name, label=link.label, score=link.score)
-                       for link in links] for label, links in row.links.items()})
-        for row in table.rows]
+    return [
+        EntityTableRow(
+            mention=row.mention.text,
+            role=row.mention.role.value,
+            match_mode=row.mention.match_mode.value,
+            types=list(row.mention.types),
+            links={
+                label: [
+                    LinkedNode(node_id=link.node_id, name=link.name, label=link.label, score=link.score)
+                    for link in links
+                ]
+                for label, links in row.links.items()
+            },
+        )
+        for row in table.rows
+    ]
 
 
 def _fusion_summary(state: PipelineState) -> dict[str, Any]:
     fusion = state.get("fusion")
     if fusion is None:
         return {}
-    return {"mode": fusion.mode.value, "graph_weight": fusion.graph_weight, "k": fusion.k, "note": fusion.note,
-            "policy": state.get("fusion_policy")}
+    return {
+        "mode": fusion.mode.value,
+        "graph_weight": fusion.graph_weight,
+        "k": fusion.k,
+        "note": fusion.note,
+        "policy": state.get("fusion_policy"),
+    }
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:

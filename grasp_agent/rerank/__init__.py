@@ -9,5 +9,15 @@ from grasp_agent.rerank.bi_encoder import BiEncoderReranker
 from grasp_agent.rerank.cross_encoder import CrossEncoderReranker
 from grasp_agent.rerank.llm_judge import Judgement, LLMJudgeReranker, judge_messages, yes_probability
 
-__all__ = ["BiEncoderReranker", "CrossEncoderReranker", "Judgement", "LLMJudgeReranker", "RerankError", "Reranker",
-           "check_scores", "judge_messages", "rerank", "yes_probability"]
+__all__ = [
+    "BiEncoderReranker",
+    "CrossEncoderReranker",
+    "Judgement",
+    "LLMJudgeReranker",
+    "RerankError",
+    "Reranker",
+    "check_scores",
+    "judge_messages",
+    "rerank",
+    "yes_probability",
+]

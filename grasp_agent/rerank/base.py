@@ -37,13 +37,16 @@ class Reranker(ABC):
 def check_scores(scores: Sequence[float], documents: int, model_id: str) -> list[float]:
     """`scores` as floats, or an error when there is not one finite score for each of `documents` documents."""
     if len(scores) != documents:
-        raise RerankError(f"reranker {model_id} returned {len(scores)} scores for {documents} documents; "
-                          "allowed: exactly one score per document")
+        raise RerankError(
+            f"reranker {model_id} returned {len(scores)} scores for {documents} documents; "
+            "allowed: exactly one score per document"
+        )
     checked = [float(value) for value in scores]
     bad = [(index, value) for index, value in enumerate(checked) if not math.isfinite(value)]
     if bad:
-        raise RerankError(f"reranker {model_id} returned non-finite scores (index, value) {bad[:5]}; "
-                          "allowed: finite floats")
+        raise RerankError(
+            f"reranker {model_id} returned non-finite scores (index, value) {bad[:5]}; allowed: finite floats"
+        )
     return checked
 
 

@@ -37,12 +37,20 @@ class RerankGate:
 
     def __post_init__(self) -> None:
         if self.budget_s < 0 or self.slots < 1:
-            raise RerankError(f"rerank gate budget_s={self.budget_s}, slots={self.slots}; allowed: budget_s >= 0 "
-                              "(0: unbounded) and slots >= 1")
+            raise RerankError(
+                f"rerank gate budget_s={self.budget_s}, slots={self.slots}; allowed: budget_s >= 0 "
+                "(0: unbounded) and slots >= 1"
+            )
         self._semaphore = threading.BoundedSemaphore(self.slots)
 
-    def rerank(self, query: str, candidates: Sequence[tuple[Id, str]], reranker: Reranker, k: int,
-               budget_s: float | None = None) -> list[Id]:
+    def rerank(
+        self,
+        query: str,
+        candidates: Sequence[tuple[Id, str]],
+        reranker: Reranker,
+        k: int,
+        budget_s: float | None = None,
+    ) -> list[Id]:
         """`rerank` of the first `k` candidates within `budget_s` (default: the gate's); RerankBudgetExceeded
         when every slot is taken or the scoring runs past the budget."""
         budget = self.budget_s if budget_s is None else budget_s
@@ -50,8 +58,9 @@ class RerankGate:
             raise RerankError(f"rerank budget {budget} s refused; allowed: >= 0 (0: unbounded)")
         started = self.clock()
         if not self._semaphore.acquire(blocking=False):
-            raise RerankBudgetExceeded(f"all {self.slots} reranking slot(s) busy with other searches "
-                                       "(GRASP_RERANK_SLOTS)")
+            raise RerankBudgetExceeded(
+                f"all {self.slots} reranking slot(s) busy with other searches (GRASP_RERANK_SLOTS)"
+            )
         try:
             if not budget:
                 return rerank(query, candidates, reranker, k)
@@ -78,9 +87,10 @@ class _ScoredUntil(Reranker):
         scores: list[float] = []
         for start in range(0, len(docs), SCORE_CHUNK):
             if self.clock() > self.deadline:
-                raise RerankBudgetExceeded(f"the {self.budget:g} s budget ran out after scoring {start} of "
-                                           f"{len(docs)} candidates")
-            chunk = docs[start:start + SCORE_CHUNK]
+                raise RerankBudgetExceeded(
+                    f"the {self.budget:g} s budget ran out after scoring {start} of {len(docs)} candidates"
+                )
+            chunk = docs[start : start + SCORE_CHUNK]
             scores.extend(check_scores(self.inner.score(query, chunk), len(chunk), self.inner.model_id))
         return scores
 

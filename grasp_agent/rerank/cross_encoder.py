@@ -20,8 +20,12 @@ INSTALL_HINT = "pip install 'grasp-agent[train]' (the [train] extra installs tor
 
 
 def _import_sentence_transformers() -> Any:
-    return require("sentence_transformers", need="the cross-encoder reranker needs sentence-transformers",
-                   hint=INSTALL_HINT, error_type=RerankError)
+    return require(
+        "sentence_transformers",
+        need="the cross-encoder reranker needs sentence-transformers",
+        hint=INSTALL_HINT,
+        error_type=RerankError,
+    )
 
 
 class CrossEncoderReranker(Reranker):
@@ -38,18 +42,24 @@ class CrossEncoderReranker(Reranker):
         """`max_length` caps query + document tokens (default: the model's own); `device` e.g. 'cpu', 'cuda'."""
         path = Path(model_path).expanduser()
         if not path.is_dir():
-            raise RerankError(f"cross-encoder path {str(path)!r} is not an existing directory; allowed: a local "
-                              "CrossEncoder model directory (models are never downloaded)")
+            raise RerankError(
+                f"cross-encoder path {str(path)!r} is not an existing directory; allowed: a local "
+                "CrossEncoder model directory (models are never downloaded)"
+            )
         if batch_size < 1 or (max_length is not None and max_length < 1):
-            raise RerankError(f"batch_size {batch_size}, max_length {max_length} refused; "
-                              "allowed: batch_size >= 1, max_length >= 1 or None")
+            raise RerankError(
+                f"batch_size {batch_size}, max_length {max_length} refused; "
+                "allowed: batch_size >= 1, max_length >= 1 or None"
+            )
         sentence_transformers = _import_sentence_transformers()
         try:
-            self._model = sentence_transformers.CrossEncoder(str(path), max_length=max_length, device=device,
-                                                             local_files_only=True)
+            self._model = sentence_transformers.CrossEncoder(
+                str(path), max_length=max_length, device=device, local_files_only=True
+            )
         except (OSError, ValueError, RuntimeError) as exc:
-            raise RerankError(f"sentence-transformers could not load a CrossEncoder from {str(path)!r}: "
-                              f"{type(exc).__name__}: {exc}") from exc
+            raise RerankError(
+                f"sentence-transformers could not load a CrossEncoder from {str(path)!r}: {type(exc).__name__}: {exc}"
+            ) from exc
         labels = getattr(self._model, "num_labels", 1)
         if labels != 1:
             raise RerankError(f"cross-encoder {str(path)!r} has {labels} output labels; allowed: 1 (a relevance score)")
@@ -65,8 +75,7 @@ class CrossEncoderReranker(Reranker):
         if not docs:
             return []
         pairs = [(query, document) for document in docs]
-        scores = self._model.predict(pairs, batch_size=self._batch_size, show_progress_bar=False,
-                                     convert_to_numpy=True)
+        scores = self._model.predict(pairs, batch_size=self._batch_size, show_progress_bar=False, convert_to_numpy=True)
         return check_scores(np.asarray(scores, dtype=np.float64).reshape(-1).tolist(), len(docs), self.model_id)
 
 

@@ -30,10 +30,16 @@ class CandidateDocument:
     text: str
 
 
-def candidate_documents(driver: Driver, database: str, schema: SkbSchema,
-                        ids_by_label: Mapping[str, Sequence[NodeId]], query_vector: Sequence[float],
-                        count_tokens: TokenCounter, *, budget: DocumentBudget = RERANK_BUDGET,
-                        ) -> dict[NodeId, CandidateDocument]:
+def candidate_documents(
+    driver: Driver,
+    database: str,
+    schema: SkbSchema,
+    ids_by_label: Mapping[str, Sequence[NodeId]],
+    query_vector: Sequence[float],
+    count_tokens: TokenCounter,
+    *,
+    budget: DocumentBudget = RERANK_BUDGET,
+) -> dict[NodeId, CandidateDocument]:
     """Documents of the given nodes (grouped by label, which must be schema labels); ids not found are absent."""
     statement = load_statements("rerank.cypher")["candidate_documents"]
     vector = [float(value) for value in query_vector]
@@ -43,15 +49,26 @@ def candidate_documents(driver: Driver, database: str, schema: SkbSchema,
             continue
         node_type = schema.node_type(label)  # SchemaError for a label the SKB does not have
         records, _, _ = driver.execute_query(
-            fill_identifiers(statement, label=label), ids=list(ids), vector=vector,
-            fields=list(node_type.text_fields), max_names=budget.max_neighbours, database_=database,
-            routing_="r")
+            fill_identifiers(statement, label=label),
+            ids=list(ids),
+            vector=vector,
+            fields=list(node_type.text_fields),
+            max_names=budget.max_neighbours,
+            database_=database,
+            routing_="r",
+        )
         for record in records:
             properties = dict(zip(node_type.text_fields, record["values"], strict=True))
-            groups = [NeighbourGroup(group["relation"], bool(group["outgoing"]), group["other_label"] or "?",
-                                     tuple(str(name) for name in group["names"] if name is not None),
-                                     int(group["total"]))
-                      for group in record["groups"]]
+            groups = [
+                NeighbourGroup(
+                    group["relation"],
+                    bool(group["outgoing"]),
+                    group["other_label"] or "?",
+                    tuple(str(name) for name in group["names"] if name is not None),
+                    int(group["total"]),
+                )
+                for group in record["groups"]
+            ]
             name = record["name"] or str(record["id"])
             text = render_document(node_type, name, properties, groups, count_tokens, budget)
             documents[record["id"]] = CandidateDocument(record["id"], label, name, text)

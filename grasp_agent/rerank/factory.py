@@ -41,20 +41,25 @@ def _listwise(settings: Settings, folder: Path) -> ListwiseReranker:
 
     manifest = read_manifest(folder)
     if manifest.base_model != MINILM:
-        raise ConfigError(f"reranker {folder} was trained on {manifest.base_model!r}; the listwise reranker runs "
-                          f"on the packaged {MINILM}")
+        raise ConfigError(
+            f"reranker {folder} was trained on {manifest.base_model!r}; the listwise reranker runs "
+            f"on the packaged {MINILM}"
+        )
     return ListwiseReranker(folder, packaged_model_dir(MINILM, settings.models_cache_dir))
 
 
 def judge_instruction(schema: SkbSchema) -> str:
     """The per-dataset instruction of the LLM judge: what kind of knowledge base the documents come from."""
     types = ", ".join(node_type.label for node_type in schema.node_types)
-    return (f"Given a question about the '{schema.name}' knowledge base (node types: {types}), judge whether the "
-            "Document describes an entity that answers it")
+    return (
+        f"Given a question about the '{schema.name}' knowledge base (node types: {types}), judge whether the "
+        "Document describes an entity that answers it"
+    )
 
 
-def make_reranker(settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None,
-                  schema: SkbSchema | None = None) -> Reranker | None:
+def make_reranker(
+    settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | None, schema: SkbSchema | None = None
+) -> Reranker | None:
     if settings.reranker == "none":
         return None
     skb_name = schema.name if schema is not None else None
@@ -64,16 +69,19 @@ def make_reranker(settings: Settings, embedder: GraspEmbedder, llm: GraspLLM | N
         if folder is not None and (settings.reranker == "listwise" or (folder / MANIFEST_NAME).is_file()):
             return _listwise(settings, folder)
         if settings.reranker == "listwise":
-            raise ConfigError(f"reranker 'listwise' found no adapter for SKB {skb_name!r}: train one with `grasp "
-                              "train reranker` or set GRASP_RERANKER_PATH to an adapter folder")
+            raise ConfigError(
+                f"reranker 'listwise' found no adapter for SKB {skb_name!r}: train one with `grasp "
+                "train reranker` or set GRASP_RERANKER_PATH to an adapter folder"
+            )
     if settings.reranker in ("auto", "bi-encoder"):
         return BiEncoderReranker(embedder)
     if settings.reranker == "llm-judge":
         if llm is None:
             raise ConfigError("reranker 'llm-judge' needs an LLM: set GRASP_LLM to llama-cpp or openai")
         instruction = judge_instruction(schema) if schema is not None else DEFAULT_INSTRUCTION
-        return LLMJudgeReranker(llm, instruction=instruction, count_tokens=embedder.count_tokens,
-                                max_document_tokens=JUDGE_DOCUMENT_TOKENS)
+        return LLMJudgeReranker(
+            llm, instruction=instruction, count_tokens=embedder.count_tokens, max_document_tokens=JUDGE_DOCUMENT_TOKENS
+        )
     if settings.reranker_path is None:
         raise ConfigError("reranker 'cross-encoder' needs GRASP_RERANKER_PATH: a local sentence-transformers model")
     from grasp_agent.rerank.cross_encoder import CrossEncoderReranker  # the [train] extra, only when chosen

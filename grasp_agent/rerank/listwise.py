@@ -93,8 +93,10 @@ def sha256_of(path: Path) -> str:
 def save_adapter(folder: Path, adapter: ListwiseAdapter) -> None:
     """Writes the two files; the folder is created when missing, files of an older adapter are replaced."""
     folder.mkdir(parents=True, exist_ok=True)
-    tensors: dict[str, np.ndarray] = {"head.weight": adapter.head_weight.astype(F32),
-                                      "head.bias": np.asarray([adapter.head_bias], dtype=F32)}
+    tensors: dict[str, np.ndarray] = {
+        "head.weight": adapter.head_weight.astype(F32),
+        "head.bias": np.asarray([adapter.head_bias], dtype=F32),
+    }
     for (layer, name), factors in adapter.factors.items():
         tensors[f"layer.{layer}.{name}.a"] = np.ascontiguousarray(factors.a, dtype=F32)
         tensors[f"layer.{layer}.{name}.b"] = np.ascontiguousarray(factors.b, dtype=F32)
@@ -148,7 +150,7 @@ def _merged_layer(layer: LayerWeights, index: int, adapter: ListwiseAdapter, hid
     for offset, name in enumerate(projections):
         factors = adapter.factors.get((index, name))
         if factors is not None:
-            qkv_t[:, offset * hidden:(offset + 1) * hidden] += factors.delta(scale).T
+            qkv_t[:, offset * hidden : (offset + 1) * hidden] += factors.delta(scale).T
     updates["qkv_t"] = qkv_t
     others: tuple[tuple[LinearName, str], ...] = (("attn_out", "attn_out_t"), ("up", "up_t"), ("down", "down_t"))
     for name, field in others:
@@ -161,33 +163,46 @@ def _merged_layer(layer: LayerWeights, index: int, adapter: ListwiseAdapter, hid
 def merged_weights(base: EncoderWeights, adapter: ListwiseAdapter) -> EncoderWeights:
     hidden = base.config.hidden_size
     if adapter.head_weight.shape != (hidden,):
-        raise RerankError(f"reranker head has shape {adapter.head_weight.shape}; the base model's hidden size is "
-                          f"{hidden}")
+        raise RerankError(
+            f"reranker head has shape {adapter.head_weight.shape}; the base model's hidden size is {hidden}"
+        )
     layers = len(base.layers)
     stray = sorted({layer for layer, _ in adapter.factors if not 0 <= layer < layers})
     if stray:
         raise RerankError(f"reranker adapter has factors for layers {stray}; the base model has {layers}")
-    return replace(base, layers=tuple(_merged_layer(layer, index, adapter, hidden)
-                                      for index, layer in enumerate(base.layers)))
+    return replace(
+        base, layers=tuple(_merged_layer(layer, index, adapter, hidden) for index, layer in enumerate(base.layers))
+    )
 
 
 class ListwiseReranker(Reranker):
     """Scores (query, document) pairs with a merged MiniLM cross-encoder; thread-safe (immutable weights, and
     `InferenceSession.run` may be called from several threads)."""
 
-    def __init__(self, folder: Path, base_model_dir: Path, *, backend: Backend = "onnx", batch_size: int = 16,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        base_model_dir: Path,
+        *,
+        backend: Backend = "onnx",
+        batch_size: int = 16,
+        threads: int | None = None,
+    ) -> None:
         adapter = read_adapter(folder)
         manifest = adapter.manifest
         base = load_sentence_encoder(base_model_dir)
         found = sha256_of(base.spec.weights_path)
         if found != manifest.base_weights_sha256:
-            raise RerankError(f"reranker {folder} was trained on {manifest.base_model} weights with sha256 "
-                              f"{manifest.base_weights_sha256[:12]}..., but {base.spec.weights_path} has "
-                              f"{found[:12]}...; retrain it with `grasp train reranker`")
+            raise RerankError(
+                f"reranker {folder} was trained on {manifest.base_model} weights with sha256 "
+                f"{manifest.base_weights_sha256[:12]}..., but {base.spec.weights_path} has "
+                f"{found[:12]}...; retrain it with `grasp train reranker`"
+            )
         if manifest.max_tokens > base.spec.encoder.max_tokens:
-            raise RerankError(f"reranker {folder} wants {manifest.max_tokens} tokens; {manifest.base_model} "
-                              f"covers {base.spec.encoder.max_tokens}")
+            raise RerankError(
+                f"reranker {folder} wants {manifest.max_tokens} tokens; {manifest.base_model} "
+                f"covers {base.spec.encoder.max_tokens}"
+            )
         self._encoder = SentenceEncoder(base.spec, base.tokenizer, merged_weights(base.weights, adapter))
         self._session = _onnx_session(self._encoder.weights, threads) if backend == "onnx" else None
         self._adapter = adapter
@@ -218,7 +233,7 @@ class ListwiseReranker(Reranker):
         order = sorted(range(len(ids)), key=lambda index: len(ids[index]))  # similar lengths share a batch
         vectors = np.empty((len(ids), self._encoder.dimension), dtype=F32)
         for start in range(0, len(order), self._batch_size):
-            batch = order[start:start + self._batch_size]
+            batch = order[start : start + self._batch_size]
             lengths = [len(ids[index]) for index in batch]
             hidden = encode_packed(self._encoder.weights, np.concatenate([ids[index] for index in batch]), lengths)
             vectors[batch] = l2_normalize(mean_pool(hidden, lengths))
@@ -251,6 +266,17 @@ def _onnx_session(weights: EncoderWeights, threads: int | None) -> Any:
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
-__all__ = ["ADAPTER_NAME", "LINEAR_NAMES", "MANIFEST_NAME", "ListwiseAdapter", "ListwiseManifest",
-           "ListwiseReranker", "LoraFactors", "merged_weights", "read_adapter", "read_manifest", "save_adapter",
-           "sha256_of"]
+__all__ = [
+    "ADAPTER_NAME",
+    "LINEAR_NAMES",
+    "MANIFEST_NAME",
+    "ListwiseAdapter",
+    "ListwiseManifest",
+    "ListwiseReranker",
+    "LoraFactors",
+    "merged_weights",
+    "read_adapter",
+    "read_manifest",
+    "save_adapter",
+    "sha256_of",
+]

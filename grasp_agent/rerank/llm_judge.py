@@ -33,8 +33,10 @@ from grasp_agent.skb.documents import TokenCounter, truncate_to_tokens
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_SYSTEM = ('Judge whether the Document meets the requirements based on the Query and the Instruct provided. '
-                  'Note that the answer can only be "yes" or "no".')  # Qwen3-Reranker's system prompt
+DEFAULT_SYSTEM = (
+    "Judge whether the Document meets the requirements based on the Query and the Instruct provided. "
+    'Note that the answer can only be "yes" or "no".'
+)  # Qwen3-Reranker's system prompt
 DEFAULT_INSTRUCTION = "Given a question, judge whether the Document describes an entity that answers it"
 DEFAULT_MAX_DOCUMENT_CHARS = 2000  # ~500 tokens of English, GRASP's document budget
 YES_SPELLINGS = ("yes", "Yes")
@@ -66,8 +68,9 @@ def yes_probability(logprob_yes: float, logprob_no: float) -> float:
     return math.exp(margin) / (1.0 + math.exp(margin))
 
 
-def judge_messages(query: str, document: str, *, system: str = DEFAULT_SYSTEM,
-                   instruction: str = DEFAULT_INSTRUCTION) -> list[LLMMessage]:
+def judge_messages(
+    query: str, document: str, *, system: str = DEFAULT_SYSTEM, instruction: str = DEFAULT_INSTRUCTION
+) -> list[LLMMessage]:
     """The system + user messages of one (query, document) judgement."""
     user = f"<Instruct>: {instruction}\n<Query>: {query}\n<Document>: {document}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -90,8 +93,10 @@ def merge_answer(logprobs: Mapping[str, float]) -> tuple[float, float]:
     missing = [c for c in wanted if c not in logprobs]
     bad = {c: logprobs[c] for c in wanted if c in logprobs and (math.isnan(logprobs[c]) or logprobs[c] == math.inf)}
     if missing or bad:
-        raise LLMError(f"first_token_logprobs returned {dict(logprobs)!r}: missing {missing}, invalid {bad}; "
-                       f"allowed: a log-probability (<= 0 or -inf) for each of {list(wanted)}")
+        raise LLMError(
+            f"first_token_logprobs returned {dict(logprobs)!r}: missing {missing}, invalid {bad}; "
+            f"allowed: a log-probability (<= 0 or -inf) for each of {list(wanted)}"
+        )
     return (logsumexp(logprobs[c] for c in YES_SPELLINGS), logsumexp(logprobs[c] for c in NO_SPELLINGS))
 
 
@@ -116,8 +121,10 @@ class LLMJudgeReranker(Reranker):
         if max_document_chars < 1:
             raise RerankError(f"max_document_chars {max_document_chars} refused; allowed: >= 1")
         if (count_tokens is None) != (max_document_tokens is None) or (max_document_tokens or 1) < 1:
-            raise RerankError(f"max_document_tokens {max_document_tokens} with count_tokens {count_tokens!r} refused; "
-                              "allowed: both None, or a token counter and an int >= 1")
+            raise RerankError(
+                f"max_document_tokens {max_document_tokens} with count_tokens {count_tokens!r} refused; "
+                "allowed: both None, or a token counter and an int >= 1"
+            )
         self._llm = llm
         self._instruction = instruction
         self._system = system
@@ -143,21 +150,38 @@ class LLMJudgeReranker(Reranker):
         """One `Judgement` per document, in input order."""
         judgements = []
         for document in docs:
-            messages = judge_messages(query, self.fit_document(document), system=self._system,
-                                      instruction=self._instruction)
+            messages = judge_messages(
+                query, self.fit_document(document), system=self._system, instruction=self._instruction
+            )
             answer = self._llm.first_token_logprobs(messages, [*YES_SPELLINGS, *NO_SPELLINGS])
             logprob_yes, logprob_no = merge_answer(answer)
             judgements.append(Judgement(yes_probability(logprob_yes, logprob_no), logprob_yes, logprob_no))
         undecided = sum(j.undecided for j in judgements)
         if undecided:
-            logger.warning("LLM judge %s gave %d of %d documents no yes/no probability; scored them %s",
-                           self._llm.model_id, undecided, len(judgements), UNDECIDED_SCORE)
+            logger.warning(
+                "LLM judge %s gave %d of %d documents no yes/no probability; scored them %s",
+                self._llm.model_id,
+                undecided,
+                len(judgements),
+                UNDECIDED_SCORE,
+            )
         return judgements
 
     def score(self, query: str, docs: Sequence[str]) -> list[float]:
         return [judgement.score for judgement in self.judge(query, docs)]
 
 
-__all__ = ["DEFAULT_INSTRUCTION", "DEFAULT_MAX_DOCUMENT_CHARS", "DEFAULT_SYSTEM", "NO_SPELLINGS", "UNDECIDED_SCORE",
-           "YES_SPELLINGS", "Judgement", "LLMJudgeReranker", "judge_messages", "merge_answer", "truncate_chars",
-           "yes_probability"]
+__all__ = [
+    "DEFAULT_INSTRUCTION",
+    "DEFAULT_MAX_DOCUMENT_CHARS",
+    "DEFAULT_SYSTEM",
+    "NO_SPELLINGS",
+    "UNDECIDED_SCORE",
+    "YES_SPELLINGS",
+    "Judgement",
+    "LLMJudgeReranker",
+    "judge_messages",
+    "merge_answer",
+    "truncate_chars",
+    "yes_probability",
+]

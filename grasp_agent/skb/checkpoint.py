@@ -43,7 +43,9 @@ def read_state(session: Session, skb: str) -> LoadState | None:
 
 
 def write_state(tx: ManagedTransaction, state: LoadState) -> None:
-    tx.run(load_statements("skb.cypher")["write_meta"], key=state_key(state.skb), value=state.model_dump_json()).consume()
+    tx.run(
+        load_statements("skb.cypher")["write_meta"], key=state_key(state.skb), value=state.model_dump_json()
+    ).consume()
 
 
 def write_meta(tx: ManagedTransaction, key: str, value: str) -> None:

@@ -46,19 +46,25 @@ def refuse_foreign_nodes(session: Session, schema: SkbSchema) -> None:
     """Nodes without `id` in a schema label were not written by grasp: loading around them would page over
     them forever or mix them into search, so the load stops before writing anything."""
     template = load_statements("skb.cypher")["nodes_without_id"]
-    foreign = {t.label: session.run(fill_identifiers(template, label=t.label)).single(strict=True)["count"]
-               for t in schema.node_types}
+    foreign = {
+        t.label: session.run(fill_identifiers(template, label=t.label)).single(strict=True)["count"]
+        for t in schema.node_types
+    }
     foreign = {label: count for label, count in foreign.items() if count}
     if foreign:
-        raise GraspError(f"the database already holds nodes without an `id` in the schema's labels {foreign}; grasp did "
-                         "not write them. Remove or relabel them, or load into another instance (GRASP_INSTANCE=...) "
-                         "or database (GRASP_NEO4J_DATABASE=...)")
+        raise GraspError(
+            f"the database already holds nodes without an `id` in the schema's labels {foreign}; grasp did "
+            "not write them. Remove or relabel them, or load into another instance (GRASP_INSTANCE=...) "
+            "or database (GRASP_NEO4J_DATABASE=...)"
+        )
 
 
 def remove_stale_nodes(session: Session, schema: SkbSchema, generation: int) -> dict[str, int]:
     template = load_statements("skb.cypher")["delete_stale_nodes"]
-    removed = {t.label: _delete_in_batches(session, fill_identifiers(template, label=t.label), generation=generation)
-               for t in schema.node_types}
+    removed = {
+        t.label: _delete_in_batches(session, fill_identifiers(template, label=t.label), generation=generation)
+        for t in schema.node_types
+    }
     return {label: count for label, count in removed.items() if count}
 
 
@@ -79,7 +85,9 @@ def forget_load(session: Session, schema: SkbSchema, drop_constraints: bool) -> 
     session.run(statements["delete_meta"], keys=[SCHEMA_KEY_PREFIX + schema.name, state_key(schema.name)]).consume()
     if drop_constraints:
         for node_type in schema.node_types:
-            session.run(fill_identifiers(statements["drop_constraint"], name=constraint_name(node_type.label))).consume()
+            session.run(
+                fill_identifiers(statements["drop_constraint"], name=constraint_name(node_type.label))
+            ).consume()
 
 
 def drop_skb(session: Session, schema: SkbSchema) -> Removed:

@@ -43,5 +43,6 @@ def read_skb_context(driver: Driver, database: str, skb_name: str | None = None)
     if not chosen:
         raise NoSkbLoadedError(f"SKB '{skb_name}' is not loaded in database '{database}'; loaded: {names}")
     info = chosen[0]
-    return SkbContext(schema=info.schema, pattern_counts=relation_counts(info.patterns),
-                      label_counts=dict(info.label_counts))
+    return SkbContext(
+        schema=info.schema, pattern_counts=relation_counts(info.patterns), label_counts=dict(info.label_counts)
+    )

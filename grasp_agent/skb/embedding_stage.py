@@ -71,19 +71,24 @@ def group_specs(schema: SkbSchema, label: str) -> list[GroupSpec]:
     return sorted(specs, key=lambda s: (s.relation, not s.outgoing, s.other_label))
 
 
-def _neighbours(session: Session, label: str, ids: list[object], spec: GroupSpec,
-                limit: int) -> dict[object, NeighbourGroup]:
+def _neighbours(
+    session: Session, label: str, ids: list[object], spec: GroupSpec, limit: int
+) -> dict[object, NeighbourGroup]:
     name = "outgoing_neighbours" if spec.outgoing else "incoming_neighbours"
-    query = fill_identifiers(load_statements("skb.cypher")[name], label=label, type=spec.relation,
-                             other_label=spec.other_label)
+    query = fill_identifiers(
+        load_statements("skb.cypher")[name], label=label, type=spec.relation, other_label=spec.other_label
+    )
     return {
-        row["node_id"]: NeighbourGroup(spec.relation, spec.outgoing, spec.other_label, tuple(row["names"]), row["total"])
+        row["node_id"]: NeighbourGroup(
+            spec.relation, spec.outgoing, spec.other_label, tuple(row["names"]), row["total"]
+        )
         for row in session.run(query, ids=ids, limit=limit)
     }
 
 
-def _write_page(tx: ManagedTransaction, label: str, rows: list[dict[str, object]], state: LoadState,
-                last_id: object) -> None:
+def _write_page(
+    tx: ManagedTransaction, label: str, rows: list[dict[str, object]], state: LoadState, last_id: object
+) -> None:
     if rows:
         query = fill_identifiers(load_statements("skb.cypher")["set_documents"], label=label)
         tx.run(query, rows=rows).consume()
@@ -91,8 +96,17 @@ def _write_page(tx: ManagedTransaction, label: str, rows: list[dict[str, object]
     write_state(tx, state.model_copy(update={"documents_after": after}))
 
 
-def embed_label(session: Session, schema: SkbSchema, node_type: NodeType, embedders: StageEmbedders, state: LoadState,
-                counts: EmbeddingCounts, budget: DocumentBudget, page_size: int, progress: bool) -> None:
+def embed_label(
+    session: Session,
+    schema: SkbSchema,
+    node_type: NodeType,
+    embedders: StageEmbedders,
+    state: LoadState,
+    counts: EmbeddingCounts,
+    budget: DocumentBudget,
+    page_size: int,
+    progress: bool,
+) -> None:
     label = node_type.label
     page_query = fill_identifiers(load_statements("skb.cypher")["node_page"], label=label)
     total = session.run(fill_identifiers(load_statements("skb.cypher")["label_count"], label=label)).single(strict=True)
@@ -117,12 +131,19 @@ def embed_label(session: Session, schema: SkbSchema, node_type: NodeType, embedd
 
 
 def _pack_hits(embedders: StageEmbedders) -> int:
-    return sum(embedder.pack_hits for embedder in (embedders.names, embedders.docs)
-               if isinstance(embedder, CachedEmbedder))
+    return sum(
+        embedder.pack_hits for embedder in (embedders.names, embedders.docs) if isinstance(embedder, CachedEmbedder)
+    )
 
 
-def _embed_page(node_type: NodeType, page: list[dict[str, object]], groups: list[dict[object, NeighbourGroup]],
-                embedders: StageEmbedders, budget: DocumentBudget, counts: EmbeddingCounts) -> list[dict[str, object]]:
+def _embed_page(
+    node_type: NodeType,
+    page: list[dict[str, object]],
+    groups: list[dict[object, NeighbourGroup]],
+    embedders: StageEmbedders,
+    budget: DocumentBudget,
+    counts: EmbeddingCounts,
+) -> list[dict[str, object]]:
     todo: list[tuple[object, str, str, str]] = []  # id, name, doc, hash
     for row in page:
         values = cast(list[object], row["values"])  # node_page returns one list of field values per row
@@ -142,7 +163,12 @@ def _embed_page(node_type: NodeType, page: list[dict[str, object]], groups: list
     counts.packed += _pack_hits(embedders) - packed_before
     counts.texts += 2 * len(todo)
     return [
-        {"id": node_id, "doc": doc, "doc_hash": doc_hash, "name_vector": name_vectors[i].tolist(),
-         "doc_vector": doc_vectors[i].tolist()}
+        {
+            "id": node_id,
+            "doc": doc,
+            "doc_hash": doc_hash,
+            "name_vector": name_vectors[i].tolist(),
+            "doc_vector": doc_vectors[i].tolist(),
+        }
         for i, (node_id, _, doc, doc_hash) in enumerate(todo)
     ]

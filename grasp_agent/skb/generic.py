@@ -52,16 +52,25 @@ def _check_value(path: Path, line: int, key: str, value: object) -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            raise SourceFormatError(path, line, f"{key!r} holds a lone surrogate {value[error.start]!r} at "
-                                    f"character {error.start}; text must be valid Unicode") from error
+            raise SourceFormatError(
+                path,
+                line,
+                f"{key!r} holds a lone surrogate {value[error.start]!r} at "
+                f"character {error.start}; text must be valid Unicode",
+            ) from error
         if len(value) > MAX_VALUE_CHARS:
-            raise SourceFormatError(path, line, f"{key!r} is {len(value):,} characters; a value may hold at most "
-                                    f"{MAX_VALUE_CHARS:,} (split long text into fields or shorten it)")
+            raise SourceFormatError(
+                path,
+                line,
+                f"{key!r} is {len(value):,} characters; a value may hold at most "
+                f"{MAX_VALUE_CHARS:,} (split long text into fields or shorten it)",
+            )
     elif isinstance(value, bool):
         return
     elif isinstance(value, int) and value not in INT64:
-        raise SourceFormatError(path, line, f"{key!r} is {value}, outside the 64-bit integers Neo4j stores; "
-                                "write it as a string")
+        raise SourceFormatError(
+            path, line, f"{key!r} is {value}, outside the 64-bit integers Neo4j stores; write it as a string"
+        )
     elif isinstance(value, float) and not math.isfinite(value):
         raise SourceFormatError(path, line, f"{key!r} is {value}; allowed: finite numbers")
     elif isinstance(value, list):

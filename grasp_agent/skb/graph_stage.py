@@ -49,44 +49,57 @@ def _check_node(schema: SkbSchema, record: NodeRecord) -> None:
     node_type = schema.node_type(record.label)
     unknown = set(record.properties) - set(node_type.text_fields)
     if unknown:
-        raise SourceFormatError(record.label, None, f"node {record.id!r} has properties {sorted(unknown)} that the "
-                                f"schema does not list for {record.label}; allowed: {list(node_type.text_fields)}")
+        raise SourceFormatError(
+            record.label,
+            None,
+            f"node {record.id!r} has properties {sorted(unknown)} that the "
+            f"schema does not list for {record.label}; allowed: {list(node_type.text_fields)}",
+        )
 
 
 def _check_edge(declared: set[tuple[str, str, str]], edge: EdgeRecord) -> None:
     if (edge.source_label, edge.type, edge.target_label) not in declared:
-        raise SourceFormatError(edge.type, None, f"edge {edge.source_id!r}->{edge.target_id!r} is "
-                                f"(:{edge.source_label})-[:{edge.type}]->(:{edge.target_label}), which the schema "
-                                f"does not declare; declared: {sorted(declared)}")
+        raise SourceFormatError(
+            edge.type,
+            None,
+            f"edge {edge.source_id!r}->{edge.target_id!r} is "
+            f"(:{edge.source_label})-[:{edge.type}]->(:{edge.target_label}), which the schema "
+            f"does not declare; declared: {sorted(declared)}",
+        )
 
 
-def _write_node_batch(tx: ManagedTransaction, schema: SkbSchema, batch: list[NodeRecord],
-                      state: LoadState) -> Counter[str]:
+def _write_node_batch(
+    tx: ManagedTransaction, schema: SkbSchema, batch: list[NodeRecord], state: LoadState
+) -> Counter[str]:
     template = load_statements("skb.cypher")["merge_nodes"]
     by_label: dict[str, list[dict[str, object]]] = defaultdict(list)
     for record in batch:
         # Every text field of the type, absent ones as null: `SET n += ...` then removes a field that a fixed
         # file no longer gives, so a reload converges to the files.
         fields = dict.fromkeys(schema.node_type(record.label).text_fields)
-        by_label[record.label].append({"id": record.id, "name": record.name,
-                                       "properties": {**fields, **record.properties}})
+        by_label[record.label].append(
+            {"id": record.id, "name": record.name, "properties": {**fields, **record.properties}}
+        )
     written: Counter[str] = Counter()
     for label, rows in by_label.items():
-        result = tx.run(fill_identifiers(template, label=label), rows=rows,
-                        generation=state.generation).single(strict=True)
+        result = tx.run(fill_identifiers(template, label=label), rows=rows, generation=state.generation).single(
+            strict=True
+        )
         written[label] += result["written"]
     # A copy: execute_write may retry this function, and the caller's state must only move on commit.
     write_state(tx, state.model_copy(update={"nodes_done": state.nodes_done + len(batch)}))
     return written
 
 
-def _write_edge_batch(tx: ManagedTransaction, batch: list[EdgeRecord],
-                      state: LoadState) -> tuple[Counter[tuple[str, str, str]], int]:
+def _write_edge_batch(
+    tx: ManagedTransaction, batch: list[EdgeRecord], state: LoadState
+) -> tuple[Counter[tuple[str, str, str]], int]:
     template = load_statements("skb.cypher")["merge_edges"]
     groups: dict[tuple[str, str, str], list[dict[str, object]]] = defaultdict(list)
     for edge in batch:
         groups[(edge.source_label, edge.type, edge.target_label)].append(
-            {"source": edge.source_id, "target": edge.target_id, "properties": edge.properties})
+            {"source": edge.source_id, "target": edge.target_id, "properties": edge.properties}
+        )
     written: Counter[tuple[str, str, str]] = Counter()
     missing = 0
     for (source_label, rel_type, target_label), rows in groups.items():
@@ -98,8 +111,9 @@ def _write_edge_batch(tx: ManagedTransaction, batch: list[EdgeRecord],
     return written, missing
 
 
-def write_nodes(session: Session, source: SkbSource, state: LoadState, batch_size: int, counts: GraphWriteCounts,
-                progress: bool) -> None:
+def write_nodes(
+    session: Session, source: SkbSource, state: LoadState, batch_size: int, counts: GraphWriteCounts, progress: bool
+) -> None:
     schema = source.schema()
     total, _ = source.size_hint()
     remaining = itertools.islice(source.nodes(), state.nodes_done, None)
@@ -114,8 +128,9 @@ def write_nodes(session: Session, source: SkbSource, state: LoadState, batch_siz
     session.execute_write(write_state, state)
 
 
-def write_edges(session: Session, source: SkbSource, state: LoadState, batch_size: int, counts: GraphWriteCounts,
-                progress: bool) -> None:
+def write_edges(
+    session: Session, source: SkbSource, state: LoadState, batch_size: int, counts: GraphWriteCounts, progress: bool
+) -> None:
     _, total = source.size_hint()
     declared = {(pair.source, rel.type, pair.target) for rel in source.schema().relation_types for pair in rel.pairs}
     remaining = itertools.islice(source.edges(), state.edges_done, None)

@@ -29,8 +29,20 @@ from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSche
 from grasp_agent.skb.source import EdgeRecord, NodeRecord, PropertyValue, SkbSource
 
 HPO_FILES = ("hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt")
-_HPOA_COLUMNS = ("database_id", "disease_name", "qualifier", "hpo_id", "reference", "evidence", "onset",
-                 "frequency", "sex", "modifier", "aspect", "biocuration")
+_HPOA_COLUMNS = (
+    "database_id",
+    "disease_name",
+    "qualifier",
+    "hpo_id",
+    "reference",
+    "evidence",
+    "onset",
+    "frequency",
+    "sex",
+    "modifier",
+    "aspect",
+    "biocuration",
+)
 _G2P_COLUMNS = ("ncbi_gene_id", "gene_symbol", "hpo_id", "hpo_name", "frequency", "disease_id")
 
 HPO_SCHEMA = SkbSchema(
@@ -41,24 +53,46 @@ HPO_SCHEMA = SkbSchema(
         "and genes associated with diseases and phenotypes."
     ),
     node_types=(
-        NodeType(label="Phenotype", text_fields=("definition", "synonyms", "comment"),
-                 description="An HPO term, e.g. HP:0001250 Seizure",
-                 aliases=("phenotypic abnormality", "symptom", "sign", "feature", "finding", "abnormality", "trait")),
-        NodeType(label="Disease", text_fields=("source",), description="A disease, e.g. OMIM:619340",
-                 aliases=("disorder", "syndrome", "condition", "illness")),
-        NodeType(label="Gene", text_fields=(), description="A human gene by symbol, e.g. NCBIGene:2260 FGFR1",
-                 aliases=("genes", "locus")),
+        NodeType(
+            label="Phenotype",
+            text_fields=("definition", "synonyms", "comment"),
+            description="An HPO term, e.g. HP:0001250 Seizure",
+            aliases=("phenotypic abnormality", "symptom", "sign", "feature", "finding", "abnormality", "trait"),
+        ),
+        NodeType(
+            label="Disease",
+            text_fields=("source",),
+            description="A disease, e.g. OMIM:619340",
+            aliases=("disorder", "syndrome", "condition", "illness"),
+        ),
+        NodeType(
+            label="Gene",
+            text_fields=(),
+            description="A human gene by symbol, e.g. NCBIGene:2260 FGFR1",
+            aliases=("genes", "locus"),
+        ),
     ),
     relation_types=(
-        RelationType(type="IS_A", pairs=(RelationPair(source="Phenotype", target="Phenotype"),),
-                     description="subclass to parent class"),
-        RelationType(type="HAS_PHENOTYPE", pairs=(RelationPair(source="Disease", target="Phenotype"),),
-                     description="the disease presents the phenotype (frequency, onset as properties)"),
-        RelationType(type="LACKS_PHENOTYPE", pairs=(RelationPair(source="Disease", target="Phenotype"),),
-                     description="the phenotype is explicitly excluded for the disease"),
-        RelationType(type="ASSOCIATED_WITH", pairs=(RelationPair(source="Gene", target="Disease"),
-                                                    RelationPair(source="Gene", target="Phenotype")),
-                     description="gene associated with a disease, or with a phenotype through a disease"),
+        RelationType(
+            type="IS_A",
+            pairs=(RelationPair(source="Phenotype", target="Phenotype"),),
+            description="subclass to parent class",
+        ),
+        RelationType(
+            type="HAS_PHENOTYPE",
+            pairs=(RelationPair(source="Disease", target="Phenotype"),),
+            description="the disease presents the phenotype (frequency, onset as properties)",
+        ),
+        RelationType(
+            type="LACKS_PHENOTYPE",
+            pairs=(RelationPair(source="Disease", target="Phenotype"),),
+            description="the phenotype is explicitly excluded for the disease",
+        ),
+        RelationType(
+            type="ASSOCIATED_WITH",
+            pairs=(RelationPair(source="Gene", target="Disease"), RelationPair(source="Gene", target="Phenotype")),
+            description="gene associated with a disease, or with a phenotype through a disease",
+        ),
     ),
 )
 
@@ -197,8 +231,9 @@ class HpoSource(SkbSource):
                 self._skipped["hpoa duplicate annotation (another reference for the same pair)"] += 1
                 continue
             seen.add(key)
-            yield EdgeRecord("Disease", row["database_id"], rel_type, "Phenotype", hpo_id,
-                             _annotation_properties(catalog, row))
+            yield EdgeRecord(
+                "Disease", row["database_id"], rel_type, "Phenotype", hpo_id, _annotation_properties(catalog, row)
+            )
 
     def _gene_edges(self, catalog: _Catalog) -> Iterator[EdgeRecord]:
         seen: set[tuple[str, str]] = set()
@@ -287,7 +322,9 @@ def _read_tsv(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[
                 header_seen = True
                 continue
             if len(fields) != len(columns):
-                raise SourceFormatError(path, number, f"expected {len(columns)} tab-separated fields, got {len(fields)}")
+                raise SourceFormatError(
+                    path, number, f"expected {len(columns)} tab-separated fields, got {len(fields)}"
+                )
             yield number, dict(zip(columns, fields, strict=True))
     if not header_seen:
         raise SourceFormatError(path, None, "no header line found")

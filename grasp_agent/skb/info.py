@@ -28,8 +28,10 @@ def relation_counts(patterns: list[dict[str, object]]) -> dict[tuple[str, str, s
 def read_skb_info(driver: Driver, database: str) -> list[SkbInfo]:
     infos = []
     with driver.session(database=database) as session:
-        keys = session.run("MATCH (m:GraspMeta) WHERE m.key STARTS WITH $prefix RETURN m.key AS key ORDER BY key",
-                           prefix=SCHEMA_KEY_PREFIX).data()
+        keys = session.run(
+            "MATCH (m:GraspMeta) WHERE m.key STARTS WITH $prefix RETURN m.key AS key ORDER BY key",
+            prefix=SCHEMA_KEY_PREFIX,
+        ).data()
         graph = session.run("CALL grasp.schema() YIELD labels, patterns RETURN labels, patterns").single(strict=True)
         counts = {row["label"]: row["count"] for row in graph["labels"]}
         for key in keys:
@@ -41,12 +43,16 @@ def read_skb_info(driver: Driver, database: str) -> list[SkbInfo]:
             indexes = session.run(
                 "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, state, populationPercent "
                 "WHERE labelsOrTypes[0] IN $labels RETURN name, labelsOrTypes[0] AS label, properties[0] AS property, "
-                "state, populationPercent ORDER BY name", labels=sorted(labels)).data()
-            infos.append(SkbInfo(
-                schema=schema,
-                state=read_state(session, name),
-                label_counts={label: counts.get(label, 0) for label in sorted(labels)},
-                patterns=[p for p in graph["patterns"] if p["source"] in labels and p["target"] in labels],
-                indexes=indexes,
-            ))
+                "state, populationPercent ORDER BY name",
+                labels=sorted(labels),
+            ).data()
+            infos.append(
+                SkbInfo(
+                    schema=schema,
+                    state=read_state(session, name),
+                    label_counts={label: counts.get(label, 0) for label in sorted(labels)},
+                    patterns=[p for p in graph["patterns"] if p["source"] in labels and p["target"] in labels],
+                    indexes=indexes,
+                )
+            )
     return infos

@@ -67,8 +67,9 @@ class LoadSummary:
 
 
 def _other_loaded_skb(session: Session, name: str) -> str | None:
-    rows = session.run("MATCH (m:GraspMeta) WHERE m.key STARTS WITH $prefix RETURN m.key AS key",
-                       prefix=SCHEMA_KEY_PREFIX).data()
+    rows = session.run(
+        "MATCH (m:GraspMeta) WHERE m.key STARTS WITH $prefix RETURN m.key AS key", prefix=SCHEMA_KEY_PREFIX
+    ).data()
     others = [row["key"].removeprefix(SCHEMA_KEY_PREFIX) for row in rows if row["key"] != SCHEMA_KEY_PREFIX + name]
     return others[0] if others else None
 
@@ -88,22 +89,26 @@ def count_in_database(session: Session, schema: SkbSchema) -> tuple[dict[str, in
     edges = {}
     for relation in schema.relation_types:
         for pair in relation.pairs:
-            query = fill_identifiers(statements["edge_count"], source_label=pair.source, type=relation.type,
-                                     target_label=pair.target)
+            query = fill_identifiers(
+                statements["edge_count"], source_label=pair.source, type=relation.type, target_label=pair.target
+            )
             key = f"(:{pair.source})-[:{relation.type}]->(:{pair.target})"
             edges[key] = session.run(query).single(strict=True)["count"]
     return nodes, edges
 
 
-def load_skb(driver: Driver, database: str, source: SkbSource, embedder: GraspEmbedder,
-             options: LoadOptions = LoadOptions()) -> LoadSummary:
+def load_skb(
+    driver: Driver, database: str, source: SkbSource, embedder: GraspEmbedder, options: LoadOptions = LoadOptions()
+) -> LoadSummary:
     schema = source.schema()
     apply_schema(driver, database)
     with driver.session(database=database) as session:
         other = _other_loaded_skb(session, schema.name)
         if other is not None:
-            raise GraspError(f"this database already holds the SKB '{other}'; load '{schema.name}' into another "
-                             "instance (GRASP_INSTANCE=...) or another database")
+            raise GraspError(
+                f"this database already holds the SKB '{other}'; load '{schema.name}' into another "
+                "instance (GRASP_INSTANCE=...) or another database"
+            )
         fingerprint = source.fingerprint()
         state = read_state(session, schema.name)
         if state is not None and state.complete and state.matches(fingerprint, embedder.model_id) and not options.force:
@@ -113,8 +118,9 @@ def load_skb(driver: Driver, database: str, source: SkbSource, embedder: GraspEm
         if state is None or not state.matches(fingerprint, embedder.model_id) or options.force:
             refuse_foreign_nodes(session, schema)
             generation = previous.generation + 1 if previous is not None else 1
-            state = LoadState(skb=schema.name, fingerprint=fingerprint, embedder=embedder.model_id,
-                              generation=generation)
+            state = LoadState(
+                skb=schema.name, fingerprint=fingerprint, embedder=embedder.model_id, generation=generation
+            )
         summary = LoadSummary(skb=schema.name, already_loaded=False)
         try:
             _run_stages(session, source, schema, embedder, state, options, summary)
@@ -127,8 +133,9 @@ def load_skb(driver: Driver, database: str, source: SkbSource, embedder: GraspEm
     return summary
 
 
-def _leave_no_trace(session: Session, schema: SkbSchema, previous: LoadState | None,
-                    previous_schema: SkbSchema | None) -> None:
+def _leave_no_trace(
+    session: Session, schema: SkbSchema, previous: LoadState | None, previous_schema: SkbSchema | None
+) -> None:
     """A load that failed before its first batch committed wrote no data: put the bookkeeping back as it was, so
     the database does not claim an SKB it does not hold (which refused every later load of another one)."""
     try:
@@ -139,12 +146,18 @@ def _leave_no_trace(session: Session, schema: SkbSchema, previous: LoadState | N
             if previous_schema is not None:
                 session.execute_write(write_meta, SCHEMA_KEY_PREFIX + schema.name, previous_schema.to_json())
     except Exception:  # the load's own error is the one to raise; this cleanup is best effort
-        logger.warning("could not restore the load bookkeeping of %s after the failed load", schema.name,
-                       exc_info=True)
+        logger.warning("could not restore the load bookkeeping of %s after the failed load", schema.name, exc_info=True)
 
 
-def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder: GraspEmbedder, state: LoadState,
-                options: LoadOptions, summary: LoadSummary) -> None:
+def _run_stages(
+    session: Session,
+    source: SkbSource,
+    schema: SkbSchema,
+    embedder: GraspEmbedder,
+    state: LoadState,
+    options: LoadOptions,
+    summary: LoadSummary,
+) -> None:
     def timed(stage: str, started: float) -> None:
         summary.stage_seconds[stage] = summary.stage_seconds.get(stage, 0.0) + time.monotonic() - started
 
@@ -172,8 +185,17 @@ def _run_stages(session: Session, source: SkbSource, schema: SkbSchema, embedder
     embedders = StageEmbedders.for_budget(embedder, budget)
     for node_type in schema.node_types:
         if node_type.label not in state.documents_complete:
-            embed_label(session, schema, node_type, embedders, state, embedding_counts, budget,
-                        options.page_size, options.progress)
+            embed_label(
+                session,
+                schema,
+                node_type,
+                embedders,
+                state,
+                embedding_counts,
+                budget,
+                options.page_size,
+                options.progress,
+            )
             session.execute_write(write_state, state)
     summary.embedded_texts = embedding_counts.texts
     summary.packed_texts = embedding_counts.packed

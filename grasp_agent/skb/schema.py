@@ -39,19 +39,27 @@ class NodeType(BaseModel):
 
     label: Identifier
     name_field: Identifier = "name"
-    text_fields: tuple[Identifier, ...] = Field(default=(), description="Properties rendered into the node document, in order")
+    text_fields: tuple[Identifier, ...] = Field(
+        default=(), description="Properties rendered into the node document, in order"
+    )
     description: str = ""
-    aliases: tuple[str, ...] = Field(default=(), description="Other words a question uses for this type, e.g. 'symptom'")
+    aliases: tuple[str, ...] = Field(
+        default=(), description="Other words a question uses for this type, e.g. 'symptom'"
+    )
 
     @model_validator(mode="after")
     def _no_reserved_names(self) -> NodeType:
         if reserved_label(self.label):
-            raise ValueError(f"node type label {self.label!r} is reserved: labels starting with "
-                             f"{list(RESERVED_LABEL_PREFIXES)} (any case) hold grasp's own bookkeeping")
+            raise ValueError(
+                f"node type label {self.label!r} is reserved: labels starting with "
+                f"{list(RESERVED_LABEL_PREFIXES)} (any case) hold grasp's own bookkeeping"
+            )
         reserved = [name for name in self.text_fields if reserved_property(name)]
         if reserved:
-            raise ValueError(f"text fields {reserved} of {self.label} are reserved: grasp stores "
-                             f"{sorted(RESERVED_PROPERTIES)} and '*{RESERVED_PROPERTY_SUFFIX}' itself; rename them")
+            raise ValueError(
+                f"text fields {reserved} of {self.label} are reserved: grasp stores "
+                f"{sorted(RESERVED_PROPERTIES)} and '*{RESERVED_PROPERTY_SUFFIX}' itself; rename them"
+            )
         if len(set(self.text_fields)) != len(self.text_fields):
             raise ValueError(f"text fields of {self.label} repeat a name: {list(self.text_fields)}")
         return self
@@ -74,8 +82,10 @@ class RelationType(BaseModel):
     @model_validator(mode="after")
     def _not_reserved(self) -> RelationType:
         if reserved_label(self.type):
-            raise ValueError(f"relation type {self.type!r} is reserved: types starting with "
-                             f"{list(RESERVED_LABEL_PREFIXES)} (any case) link grasp's own bookkeeping")
+            raise ValueError(
+                f"relation type {self.type!r} is reserved: types starting with "
+                f"{list(RESERVED_LABEL_PREFIXES)} (any case) link grasp's own bookkeeping"
+            )
         return self
 
 
@@ -101,7 +111,9 @@ class SkbSchema(BaseModel):
             for pair in relation.pairs:
                 for end in (pair.source, pair.target):
                     if end not in labels:
-                        raise ValueError(f"relation {relation.type} connects unknown node type '{end}'; known: {labels}")
+                        raise ValueError(
+                            f"relation {relation.type} connects unknown node type '{end}'; known: {labels}"
+                        )
         return self
 
     def node_type(self, label: str) -> NodeType:

@@ -285,7 +285,9 @@ def _load_graph(folder: Path, dataset: Dataset) -> _Graph:
         )
     edge_types, relabelled = _relabel_by_ends(node_types, edge_index, edge_types, node_names, edge_names)
     keep, skipped = _validate_ends(node_types, edge_index, edge_types, node_names, edge_names)
-    return _Graph(node_info, node_types, edge_index, edge_types, node_names, edge_names, keep, {**relabelled, **skipped})
+    return _Graph(
+        node_info, node_types, edge_index, edge_types, node_names, edge_names, keep, {**relabelled, **skipped}
+    )
 
 
 def _relabel_by_ends(
@@ -318,7 +320,9 @@ def _relabel_by_ends(
             if _declared_ends(edge_names[old_id], node_names) is None:
                 continue  # a type without declared ends may legitimately join these types
             count = int(((edge_types == old_id) & wrong).sum())
-            counts[f"relabelled {_renaming(edge_names, old_id, type_ids[0])} (type id contradicted the endpoints)"] += count
+            counts[f"relabelled {_renaming(edge_names, old_id, type_ids[0])} (type id contradicted the endpoints)"] += (
+                count
+            )
             fixed[(edge_types == old_id) & wrong] = type_ids[0]
     return fixed, dict(counts)
 

@@ -41,8 +41,38 @@ NODE_CHUNK = 50_000  # nodes whose text is drawn at once
 EDGE_CHUNK = 200_000  # edge lines written per join
 MAX_DRAW_ROUNDS = 16  # redraws of targets that duplicated an edge; what is still missing is reported
 WEIGHTED_ROUNDS = 8  # of which these draw by in-degree weight (then uniformly among eligible targets)
-_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
-           "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr")
+_ONSETS = (
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "z",
+    "br",
+    "ch",
+    "cl",
+    "dr",
+    "fl",
+    "gr",
+    "pl",
+    "pr",
+    "sh",
+    "st",
+    "th",
+    "tr",
+)
 _VOWELS = ("a", "e", "i", "o", "u", "ai", "ea", "io", "ou")
 _CODAS = ("", "", "", "n", "r", "l", "m", "x", "nd", "rt")
 # Independent random streams per part, so one label's draws never shift another's.
@@ -97,8 +127,13 @@ def node_id(label: str, index: int) -> str:
 
 def synthetic_schema(schema: SkbSchema) -> SkbSchema:
     name = f"{schema.name[:54]}_synthetic"
-    return schema.model_copy(update={"name": name, "description": f"Synthetic SKB with the shape of "
-                                     f"'{schema.name}' (random words, measured degrees). {schema.description}"})
+    return schema.model_copy(
+        update={
+            "name": name,
+            "description": f"Synthetic SKB with the shape of "
+            f"'{schema.name}' (random words, measured degrees). {schema.description}",
+        }
+    )
 
 
 # ---- sampling ---------------------------------------------------------------------------------------------
@@ -132,8 +167,14 @@ def make_vocabulary(seed: int, size: int = VOCABULARY_SIZE) -> Vocabulary:
     seen: dict[str, None] = {}
     while len(seen) < size:
         syllables = rng.integers(1, 5, size)
-        parts = np.stack([rng.integers(0, len(_ONSETS), (size, 4)), rng.integers(0, len(_VOWELS), (size, 4)),
-                          rng.integers(0, len(_CODAS), (size, 4))], axis=-1).tolist()
+        parts = np.stack(
+            [
+                rng.integers(0, len(_ONSETS), (size, 4)),
+                rng.integers(0, len(_VOWELS), (size, 4)),
+                rng.integers(0, len(_CODAS), (size, 4)),
+            ],
+            axis=-1,
+        ).tolist()
         for count, word_parts in zip(syllables.tolist(), parts, strict=True):
             word = "".join(_ONSETS[o] + _VOWELS[v] + _CODAS[c] for o, v, c in word_parts[:count])
             seen.setdefault(word, None)
@@ -148,13 +189,14 @@ def make_vocabulary(seed: int, size: int = VOCABULARY_SIZE) -> Vocabulary:
 def _split(words: list[str], lengths: list[int]) -> list[str]:
     texts, start = [], 0
     for length in lengths:
-        texts.append(" ".join(words[start:start + length]))
+        texts.append(" ".join(words[start : start + length]))
         start += length
     return texts
 
 
-def _field_values(rng: np.random.Generator, vocabulary: Vocabulary, shape: FieldShape, count: int,
-                  size: int) -> list[str | list[str] | None]:
+def _field_values(
+    rng: np.random.Generator, vocabulary: Vocabulary, shape: FieldShape, count: int, size: int
+) -> list[str | list[str] | None]:
     """One value per node: None (absent), a string, or a list of strings for multi-item fields."""
     present = (rng.random(size) < shape.present / max(count, 1)).tolist()
     holders = sum(present)
@@ -173,21 +215,25 @@ def _field_values(rng: np.random.Generator, vocabulary: Vocabulary, shape: Field
             values.append(None)
             continue
         n_items = next(item_iter)
-        chunk = texts[text_start:text_start + n_items]
+        chunk = texts[text_start : text_start + n_items]
         text_start += n_items
         values.append(chunk[0] if n_items == 1 else chunk)
     return values
 
 
-def _node_lines(rng: np.random.Generator, vocabulary: Vocabulary, shape: LabelShape, first: int,
-                size: int) -> list[str]:
+def _node_lines(
+    rng: np.random.Generator, vocabulary: Vocabulary, shape: LabelShape, first: int, size: int
+) -> list[str]:
     lengths = np.maximum(sample_histogram(rng, shape.name_words, size), 1).tolist()
     names = _split(vocabulary.uniform(rng, sum(lengths)), lengths)
     columns = {f.name: _field_values(rng, vocabulary, f, shape.count, size) for f in shape.fields}
     lines = []
     for offset, name in enumerate(names):
-        row: dict[str, object] = {"id": node_id(shape.label, first + offset), "type": shape.label,
-                                  "name": name.capitalize()}
+        row: dict[str, object] = {
+            "id": node_id(shape.label, first + offset),
+            "type": shape.label,
+            "name": name.capitalize(),
+        }
         row.update({field: values[offset] for field, values in columns.items() if values[offset] is not None})
         lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
     return lines
@@ -254,8 +300,11 @@ def _edge_lines(shape: TripleShape, drawn: DrawnEdges) -> Iterator[str]:
     head = '{"source":"' + shape.source + ":"
     middle = '","type":"' + shape.type + '","target":"' + shape.target + ":"
     for start in range(0, len(drawn.sources), EDGE_CHUNK):
-        pairs = zip(drawn.sources[start:start + EDGE_CHUNK].tolist(), drawn.targets[start:start + EDGE_CHUNK].tolist(),
-                    strict=True)
+        pairs = zip(
+            drawn.sources[start : start + EDGE_CHUNK].tolist(),
+            drawn.targets[start : start + EDGE_CHUNK].tolist(),
+            strict=True,
+        )
         yield "".join(f'{head}{source}{middle}{target}"}}\n' for source, target in pairs)
 
 
@@ -273,8 +322,10 @@ def generate_skb(shape: SkbShape, scale: float, seed: int, out_dir: Path, *, pro
     (out_dir / "schema.json").write_text(synthetic_schema(shape.schema).to_json() + "\n", encoding="utf-8")
     counts = {label.label: scaled_count(label.count, scale) for label in shape.labels}
     vocabulary = make_vocabulary(seed)
-    with (out_dir / "nodes.jsonl").open("w", encoding="utf-8") as sink, \
-            tqdm(total=sum(counts.values()), desc="synthetic nodes", unit="node", disable=not progress) as bar:
+    with (
+        (out_dir / "nodes.jsonl").open("w", encoding="utf-8") as sink,
+        tqdm(total=sum(counts.values()), desc="synthetic nodes", unit="node", disable=not progress) as bar,
+    ):
         for number, label in enumerate(shape.labels):
             rng = random_stream(seed, _NODE_STREAM, number)
             for first in range(0, counts[label.label], NODE_CHUNK):
@@ -283,11 +334,14 @@ def generate_skb(shape: SkbShape, scale: float, seed: int, out_dir: Path, *, pro
                 bar.update(size)
     edges, unplaced = {}, {}
     expected = sum(round(triple.edges * scale) for triple in shape.triples)
-    with (out_dir / "edges.jsonl").open("w", encoding="utf-8") as sink, \
-            tqdm(total=expected, desc="synthetic edges", unit="edge", disable=not progress) as bar:
+    with (
+        (out_dir / "edges.jsonl").open("w", encoding="utf-8") as sink,
+        tqdm(total=expected, desc="synthetic edges", unit="edge", disable=not progress) as bar,
+    ):
         for number, triple in enumerate(shape.triples):
-            drawn = draw_edges(random_stream(seed, _EDGE_STREAM, number), triple, counts[triple.source],
-                               counts[triple.target])
+            drawn = draw_edges(
+                random_stream(seed, _EDGE_STREAM, number), triple, counts[triple.source], counts[triple.target]
+            )
             for lines in _edge_lines(triple, drawn):
                 sink.write(lines)
             edges[triple.key], unplaced[triple.key] = len(drawn.sources), drawn.unplaced

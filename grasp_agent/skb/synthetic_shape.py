@@ -72,10 +72,13 @@ class SkbShape:
         raise KeyError(f"no shape for label {name!r}; known: {[s.label for s in self.labels]}")
 
     def to_json(self) -> str:
-        payload = {"format": SHAPE_FORMAT, "measured_from": self.measured_from,
-                   "schema": self.schema.model_dump(mode="json"),
-                   "labels": [_label_json(shape) for shape in self.labels],
-                   "triples": [_triple_json(shape) for shape in self.triples]}
+        payload = {
+            "format": SHAPE_FORMAT,
+            "measured_from": self.measured_from,
+            "schema": self.schema.model_dump(mode="json"),
+            "labels": [_label_json(shape) for shape in self.labels],
+            "triples": [_triple_json(shape) for shape in self.triples],
+        }
         return json.dumps(payload, indent=1, sort_keys=False) + "\n"
 
     @classmethod
@@ -84,10 +87,12 @@ class SkbShape:
             payload = json.loads(text)
             if payload.get("format") != SHAPE_FORMAT:
                 raise ValueError(f"format {payload.get('format')!r}; this version reads format {SHAPE_FORMAT}")
-            return cls(schema=SkbSchema.model_validate(payload["schema"]),
-                       labels=tuple(_label_from(item) for item in payload["labels"]),
-                       triples=tuple(_triple_from(item) for item in payload["triples"]),
-                       measured_from=str(payload.get("measured_from", "")))
+            return cls(
+                schema=SkbSchema.model_validate(payload["schema"]),
+                labels=tuple(_label_from(item) for item in payload["labels"]),
+                triples=tuple(_triple_from(item) for item in payload["triples"]),
+                measured_from=str(payload.get("measured_from", "")),
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as error:  # ValidationError is a ValueError
             raise DataFileError(source, None, f"not an SKB shape file: {error}") from error
 
@@ -154,17 +159,29 @@ def measure_shape(source: SkbSource, measured_from: str = "") -> SkbShape:
         out_degree.setdefault(key, Counter())[edge.source_id] += 1
         in_degree.setdefault(key, Counter())[edge.target_id] += 1
     label_shapes = tuple(
-        LabelShape(t.label, counts[t.label], coarsen(names[t.label]),
-                   tuple(_field_shape(name, tally) for name, tally in tallies[t.label].items()))
-        for t in schema.node_types)
+        LabelShape(
+            t.label,
+            counts[t.label],
+            coarsen(names[t.label]),
+            tuple(_field_shape(name, tally) for name, tally in tallies[t.label].items()),
+        )
+        for t in schema.node_types
+    )
     triples = []
     for relation in schema.relation_types:
         for pair in relation.pairs:
             key = (pair.source, relation.type, pair.target)
             outs, ins = out_degree.get(key, Counter()), in_degree.get(key, Counter())
-            triples.append(TripleShape(pair.source, relation.type, pair.target, sum(outs.values()),
-                                       _degree_histogram(outs, counts[pair.source]),
-                                       _degree_histogram(ins, counts[pair.target])))
+            triples.append(
+                TripleShape(
+                    pair.source,
+                    relation.type,
+                    pair.target,
+                    sum(outs.values()),
+                    _degree_histogram(outs, counts[pair.source]),
+                    _degree_histogram(ins, counts[pair.target]),
+                )
+            )
     return SkbShape(schema, label_shapes, tuple(triples), measured_from or schema.name)
 
 
@@ -213,24 +230,54 @@ def _histogram_from(payload: Mapping[str, Any]) -> Histogram:
 
 
 def _label_json(shape: LabelShape) -> dict[str, Any]:
-    return {"label": shape.label, "count": shape.count, "name_words": _histogram_json(shape.name_words),
-            "fields": [{"name": f.name, "present": f.present, "items": _histogram_json(f.items),
-                        "words": _histogram_json(f.words), "categories": f.categories} for f in shape.fields]}
+    return {
+        "label": shape.label,
+        "count": shape.count,
+        "name_words": _histogram_json(shape.name_words),
+        "fields": [
+            {
+                "name": f.name,
+                "present": f.present,
+                "items": _histogram_json(f.items),
+                "words": _histogram_json(f.words),
+                "categories": f.categories,
+            }
+            for f in shape.fields
+        ],
+    }
 
 
 def _label_from(payload: Mapping[str, Any]) -> LabelShape:
-    fields = tuple(FieldShape(str(f["name"]), int(f["present"]), _histogram_from(f["items"]),
-                              _histogram_from(f["words"]),
-                              {str(k): int(v) for k, v in f["categories"].items()} if f.get("categories") else None)
-                   for f in payload["fields"])
+    fields = tuple(
+        FieldShape(
+            str(f["name"]),
+            int(f["present"]),
+            _histogram_from(f["items"]),
+            _histogram_from(f["words"]),
+            {str(k): int(v) for k, v in f["categories"].items()} if f.get("categories") else None,
+        )
+        for f in payload["fields"]
+    )
     return LabelShape(str(payload["label"]), int(payload["count"]), _histogram_from(payload["name_words"]), fields)
 
 
 def _triple_json(shape: TripleShape) -> dict[str, Any]:
-    return {"source": shape.source, "type": shape.type, "target": shape.target, "edges": shape.edges,
-            "out_degree": _histogram_json(shape.out_degree), "in_degree": _histogram_json(shape.in_degree)}
+    return {
+        "source": shape.source,
+        "type": shape.type,
+        "target": shape.target,
+        "edges": shape.edges,
+        "out_degree": _histogram_json(shape.out_degree),
+        "in_degree": _histogram_json(shape.in_degree),
+    }
 
 
 def _triple_from(payload: Mapping[str, Any]) -> TripleShape:
-    return TripleShape(str(payload["source"]), str(payload["type"]), str(payload["target"]), int(payload["edges"]),
-                       _histogram_from(payload["out_degree"]), _histogram_from(payload["in_degree"]))
+    return TripleShape(
+        str(payload["source"]),
+        str(payload["type"]),
+        str(payload["target"]),
+        int(payload["edges"]),
+        _histogram_from(payload["out_degree"]),
+        _histogram_from(payload["in_degree"]),
+    )

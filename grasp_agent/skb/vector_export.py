@@ -55,8 +55,9 @@ def pack_file_name(skb_name: str, model_id: str) -> str:
     return f"{skb_name}-{safe}{PACK_SUFFIX}"
 
 
-def read_stored_vectors(driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder,
-                        progress: bool = False) -> StoredVectors:
+def read_stored_vectors(
+    driver: Driver, database: str, schema: SkbSchema, embedder: GraspEmbedder, progress: bool = False
+) -> StoredVectors:
     """The name and document vectors the load stored, under the loader's two model ids; refuses a load made
     with another embedder, and leaves out any node whose `doc_hash` does not prove these models made it."""
     with driver.session(database=database) as session:
@@ -64,8 +65,10 @@ def read_stored_vectors(driver: Driver, database: str, schema: SkbSchema, embedd
     if state is None or not state.complete:
         raise GraspError(f"SKB {schema.name!r} is not completely loaded; run `grasp load` first")
     if state.embedder != embedder.model_id:
-        raise GraspError(f"SKB {schema.name!r} was loaded with {state.embedder!r} but the configured embedder is "
-                         f"{embedder.model_id!r}; configure that embedder (GRASP_EMBEDDER...) to export its vectors")
+        raise GraspError(
+            f"SKB {schema.name!r} was loaded with {state.embedder!r} but the configured embedder is "
+            f"{embedder.model_id!r}; configure that embedder (GRASP_EMBEDDER...) to export its vectors"
+        )
     embedders = StageEmbedders.for_budget(embedder, DocumentBudget.for_model(embedder.max_tokens))
     stored = StoredVectors(state.fingerprint)
     names, docs = stored.entries(embedders.names.model_id), stored.entries(embedders.docs.model_id)
@@ -85,7 +88,9 @@ def read_stored_vectors(driver: Driver, database: str, schema: SkbSchema, embedd
                     after = page[-1]["id"]
                     bar.update(len(page))
     if not docs.texts:
-        raise GraspError(f"no node of SKB {schema.name!r} holds vectors made by {embedder.model_id!r}; nothing to export")
+        raise GraspError(
+            f"no node of SKB {schema.name!r} holds vectors made by {embedder.model_id!r}; nothing to export"
+        )
     return stored
 
 

@@ -23,14 +23,20 @@ def create_vector_indexes(session: Session, schema: SkbSchema, dimension: int) -
     template = load_statements("skb.cypher")["vector_index"]
     # Quantization (on by default since 5.23) skews scores by several hundredths; linking thresholds
     # (tau x best cosine) need the exact values, and our stores are small enough to keep full floats.
-    options = {"indexConfig": {"vector.dimensions": dimension, "vector.similarity_function": "cosine",
-                               "vector.quantization.enabled": False}}
+    options = {
+        "indexConfig": {
+            "vector.dimensions": dimension,
+            "vector.similarity_function": "cosine",
+            "vector.quantization.enabled": False,
+        }
+    }
     names = []
     for node_type in schema.node_types:
         for kind, prop in EMBEDDING_PROPERTIES.items():
             name = index_name(node_type.label, kind)
-            session.run(fill_identifiers(template, label=node_type.label, property=prop), name=name,
-                        options=options).consume()
+            session.run(
+                fill_identifiers(template, label=node_type.label, property=prop), name=name, options=options
+            ).consume()
             names.append(name)
     return names
 

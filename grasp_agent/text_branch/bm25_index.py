@@ -58,8 +58,10 @@ def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
     if not is_identifier(skb_name):
         raise TextBranchError(f"SKB name {skb_name!r} is not an identifier: letters, digits and _, letter first")
     if not _FINGERPRINT.match(fingerprint):
-        raise TextBranchError(f"fingerprint {fingerprint!r} cannot name a folder: use 1-128 of [A-Za-z0-9._-], "
-                              "starting with a letter or digit")
+        raise TextBranchError(
+            f"fingerprint {fingerprint!r} cannot name a folder: use 1-128 of [A-Za-z0-9._-], "
+            "starting with a letter or digit"
+        )
     return root / skb_name / fingerprint
 
 
@@ -71,20 +73,30 @@ class QueryTokenizer:
         self._stemmer = _make_stemmer(config.stemmer)
 
     def corpus_tokens(self, texts: Sequence[str], progress: bool) -> Any:
-        return bm25s.tokenize(list(texts), stopwords=self._config.stopwords, stemmer=self._stemmer,
-                              return_ids=True, show_progress=progress)
+        return bm25s.tokenize(
+            list(texts),
+            stopwords=self._config.stopwords,
+            stemmer=self._stemmer,
+            return_ids=True,
+            show_progress=progress,
+        )
 
     def __call__(self, query: str) -> list[str]:
-        tokens = bm25s.tokenize([query], stopwords=self._config.stopwords, stemmer=self._stemmer,
-                                return_ids=False, show_progress=False)
+        tokens = bm25s.tokenize(
+            [query], stopwords=self._config.stopwords, stemmer=self._stemmer, return_ids=False, show_progress=False
+        )
         return [str(token) for token in tokens[0]]
 
 
 def _make_stemmer(name: str | None) -> Any:
     if name is None:
         return None
-    stemming = require("Stemmer", need="stemming needs the PyStemmer package",
-                      hint="pip install PyStemmer (or Bm25Config(stemmer=None))", error_type=TextBranchError)
+    stemming = require(
+        "Stemmer",
+        need="stemming needs the PyStemmer package",
+        hint="pip install PyStemmer (or Bm25Config(stemmer=None))",
+        error_type=TextBranchError,
+    )
     try:
         return stemming.Stemmer(name)
     except KeyError as error:
@@ -107,8 +119,14 @@ class _FieldIndex:
 class LexicalIndex:
     """BM25 over every field of a `FieldCorpus` and over its documents; build, save, load, search."""
 
-    def __init__(self, ids: Sequence[NodeId], labels: Sequence[str], node_types: Sequence[str],
-                 indexes: Mapping[str, _FieldIndex], config: Bm25Config) -> None:
+    def __init__(
+        self,
+        ids: Sequence[NodeId],
+        labels: Sequence[str],
+        node_types: Sequence[str],
+        indexes: Mapping[str, _FieldIndex],
+        config: Bm25Config,
+    ) -> None:
         self.ids = tuple(ids)
         self.node_types = tuple(node_types)
         self.config = config
@@ -154,8 +172,13 @@ class LexicalIndex:
             np.save(field_dir / "rows.npy", index.rows)
             if index.bm25 is not None:
                 index.bm25.save(str(field_dir), show_progress=False)
-        manifest = {"format": FORMAT_VERSION, "bm25s": bm25s.__version__, "config": asdict(self.config),
-                    "fields": list(self._indexes), "nodes": len(self.ids)}
+        manifest = {
+            "format": FORMAT_VERSION,
+            "bm25s": bm25s.__version__,
+            "config": asdict(self.config),
+            "fields": list(self._indexes),
+            "nodes": len(self.ids),
+        }
         (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
 
     @classmethod
@@ -173,14 +196,16 @@ class LexicalIndex:
         return cls(nodes["ids"], nodes["labels"], nodes["node_types"], indexes, Bm25Config(**manifest["config"]))
 
     # ---- search ---------------------------------------------------------------------------------------
-    def search(self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
-               fields: Sequence[str] | None = None) -> dict[str, ScoredNodes]:
+    def search(
+        self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None, fields: Sequence[str] | None = None
+    ) -> dict[str, ScoredNodes]:
         """Top `k` nodes per field (all mFAR fields unless `fields`), optionally of one node type only."""
         tokens = self._tokenize(query)
         return {name: self._top(name, tokens, k, node_type) for name in (fields or self.fields)}
 
-    def search_field(self, field: str, query: str, k: int = DEFAULT_TOP_K, *,
-                     node_type: str | None = None) -> ScoredNodes:
+    def search_field(
+        self, field: str, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None
+    ) -> ScoredNodes:
         return self._top(field, self._tokenize(query), k, node_type)
 
     def search_document(self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None) -> ScoredNodes:
@@ -204,8 +229,11 @@ class LexicalIndex:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
         rows = index.rows[candidates]
         order = np.lexsort((rows, -scores[candidates]))  # best first, ties in corpus order
-        return ScoredNodes(field, tuple(self.ids[row] for row in rows[order]),
-                           tuple(float(score) for score in scores[candidates][order]))
+        return ScoredNodes(
+            field,
+            tuple(self.ids[row] for row in rows[order]),
+            tuple(float(score) for score in scores[candidates][order]),
+        )
 
 
 def _build_field(tokenizer: QueryTokenizer, texts: Sequence[str], config: Bm25Config, progress: bool) -> _FieldIndex:
@@ -222,8 +250,15 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
     return read_stored_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
-def open_lexical_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus], *,
-                       config: Bm25Config = Bm25Config(), progress: bool = True) -> LexicalIndex:
+def open_lexical_index(
+    root: Path,
+    skb_name: str,
+    fingerprint: str,
+    corpus: Callable[[], FieldCorpus],
+    *,
+    config: Bm25Config = Bm25Config(),
+    progress: bool = True,
+) -> LexicalIndex:
     """The index of this SKB content: loaded when built before with this config, else built and saved.
 
     `corpus` is called only to build. The build is written to a temporary sibling folder and renamed into

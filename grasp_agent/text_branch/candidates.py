@@ -69,40 +69,67 @@ class WeightExample:
         return np.asarray([node_id in self.gold for node_id in self.candidates.ids], dtype=bool)
 
 
-def field_rankings(keys: Sequence[FieldKey], query: str, query_vector: np.ndarray | None, *,
-                   lexical: LexicalIndex | None = None, dense: DenseFieldIndex | None = None,
-                   k: int = DEFAULT_CANDIDATES, node_type: str | None = None) -> dict[FieldKey, ScoredNodes]:
+def field_rankings(
+    keys: Sequence[FieldKey],
+    query: str,
+    query_vector: np.ndarray | None,
+    *,
+    lexical: LexicalIndex | None = None,
+    dense: DenseFieldIndex | None = None,
+    k: int = DEFAULT_CANDIDATES,
+    node_type: str | None = None,
+) -> dict[FieldKey, ScoredNodes]:
     """The top `k` of each key: BM25 keys from `lexical` (by `query`), dense keys from `dense` (by the vector)."""
     vectors = None if query_vector is None else np.asarray(query_vector)[None, :]
     return _rankings(keys, [query], vectors, [node_type], lexical, dense, k)[0]
 
 
-def weight_examples(keys: Sequence[FieldKey], queries: Sequence[str], query_vectors: np.ndarray,
-                    golds: Sequence[Collection[NodeId]], *, lexical: LexicalIndex | None = None,
-                    dense: DenseFieldIndex | None = None, k: int = DEFAULT_CANDIDATES,
-                    node_types: Sequence[str | None] | None = None) -> list[WeightExample]:
+def weight_examples(
+    keys: Sequence[FieldKey],
+    queries: Sequence[str],
+    query_vectors: np.ndarray,
+    golds: Sequence[Collection[NodeId]],
+    *,
+    lexical: LexicalIndex | None = None,
+    dense: DenseFieldIndex | None = None,
+    k: int = DEFAULT_CANDIDATES,
+    node_types: Sequence[str | None] | None = None,
+) -> list[WeightExample]:
     """One `WeightExample` per query (its text, its vector row (m, d), its gold ids), candidates per `keys`."""
     if not len(queries) == len(query_vectors) == len(golds):
-        raise TextBranchError(f"queries ({len(queries)}), query vectors ({len(query_vectors)}) and gold sets "
-                              f"({len(golds)}) must align")
+        raise TextBranchError(
+            f"queries ({len(queries)}), query vectors ({len(query_vectors)}) and gold sets ({len(golds)}) must align"
+        )
     types = list(node_types) if node_types is not None else [None] * len(queries)
     rankings = _rankings(keys, queries, query_vectors, types, lexical, dense, k)
-    return [WeightExample(np.asarray(vector, dtype=np.float32), CandidateScores.from_rankings(ranking, keys),
-                          frozenset(gold))
-            for vector, ranking, gold in zip(query_vectors, rankings, golds, strict=True)]
+    return [
+        WeightExample(
+            np.asarray(vector, dtype=np.float32), CandidateScores.from_rankings(ranking, keys), frozenset(gold)
+        )
+        for vector, ranking, gold in zip(query_vectors, rankings, golds, strict=True)
+    ]
 
 
-def _rankings(keys: Sequence[FieldKey], queries: Sequence[str], vectors: np.ndarray | None,
-              node_types: Sequence[str | None], lexical: LexicalIndex | None, dense: DenseFieldIndex | None,
-              k: int) -> list[dict[FieldKey, ScoredNodes]]:
+def _rankings(
+    keys: Sequence[FieldKey],
+    queries: Sequence[str],
+    vectors: np.ndarray | None,
+    node_types: Sequence[str | None],
+    lexical: LexicalIndex | None,
+    dense: DenseFieldIndex | None,
+    k: int,
+) -> list[dict[FieldKey, ScoredNodes]]:
     lexical_fields = [name for name, scorer in keys if scorer == "bm25"]
     dense_fields = [name for name, scorer in keys if scorer == "dense"]
     if lexical_fields and lexical is None:
         raise TextBranchError(f"keys name BM25 fields {lexical_fields} but no lexical index was given")
     if dense_fields and (dense is None or vectors is None):
         raise TextBranchError(f"keys name dense fields {dense_fields} but no dense index or query vector was given")
-    dense_hits = (dense.batch_search(vectors, k, node_types=node_types, fields=dense_fields)
-                  if dense is not None and vectors is not None and dense_fields else [{} for _ in queries])
+    dense_hits = (
+        dense.batch_search(vectors, k, node_types=node_types, fields=dense_fields)
+        if dense is not None and vectors is not None and dense_fields
+        else [{} for _ in queries]
+    )
     results = []
     for query, node_type, hits in zip(queries, node_types, dense_hits, strict=True):
         ranking: dict[FieldKey, ScoredNodes] = {(name, "dense"): ranked for name, ranked in hits.items()}

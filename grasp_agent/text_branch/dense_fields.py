@@ -70,9 +70,16 @@ class _DenseField:
 class DenseFieldIndex:
     """Field embeddings of a `FieldCorpus` (optionally of its documents too); build, save, load, search."""
 
-    def __init__(self, ids: Sequence[NodeId], labels: Sequence[str], node_types: Sequence[str],
-                 fields: Mapping[str, _DenseField], model_id: str, dimension: int,
-                 selection: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        ids: Sequence[NodeId],
+        labels: Sequence[str],
+        node_types: Sequence[str],
+        fields: Mapping[str, _DenseField],
+        model_id: str,
+        dimension: int,
+        selection: Sequence[str] | None = None,
+    ) -> None:
         self.ids = tuple(ids)
         self.selection = None if selection is None else tuple(selection)  # the fields asked for; None: all
         self.node_types = tuple(node_types)
@@ -92,8 +99,15 @@ class DenseFieldIndex:
 
     # ---- building and persistence ---------------------------------------------------------------------
     @classmethod
-    def build(cls, corpus: FieldCorpus, embedder: GraspEmbedder, *, fields: Sequence[str] | None = None,
-              include_document: bool = False, progress: bool = False) -> DenseFieldIndex:
+    def build(
+        cls,
+        corpus: FieldCorpus,
+        embedder: GraspEmbedder,
+        *,
+        fields: Sequence[str] | None = None,
+        include_document: bool = False,
+        progress: bool = False,
+    ) -> DenseFieldIndex:
         """Embeds every non-empty text of `fields` (default: all), each distinct text once."""
         names = list(corpus.fields if fields is None else fields)
         unknown = [name for name in names if name not in corpus.fields]
@@ -103,8 +117,15 @@ class DenseFieldIndex:
         if include_document:
             columns[DOC_FIELD] = corpus.documents
         built = {name: _embed_column(embedder, name, texts, progress) for name, texts in columns.items()}
-        return cls(corpus.ids, corpus.labels, corpus.node_types, built, embedder.model_id, embedder.dimension,
-                   None if fields is None else names)
+        return cls(
+            corpus.ids,
+            corpus.labels,
+            corpus.node_types,
+            built,
+            embedder.model_id,
+            embedder.dimension,
+            None if fields is None else names,
+        )
 
     def save(self, directory: Path) -> None:
         """Writes the index into `directory` (created); the manifest goes last."""
@@ -115,9 +136,14 @@ class DenseFieldIndex:
         for name, dense in self._fields.items():
             np.save(directory / "fields" / f"{name}.rows.npy", np.asarray(dense.rows, dtype=np.int64))
             np.save(directory / "fields" / f"{name}.vectors.npy", np.asarray(dense.vectors, dtype=np.float32))
-        manifest = {"format": FORMAT_VERSION, "model_id": self.model_id, "dimension": self.dimension,
-                    "fields": {name: len(dense.rows) for name, dense in self._fields.items()}, "nodes": len(self.ids),
-                    "selection": None if self.selection is None else list(self.selection)}
+        manifest = {
+            "format": FORMAT_VERSION,
+            "model_id": self.model_id,
+            "dimension": self.dimension,
+            "fields": {name: len(dense.rows) for name, dense in self._fields.items()},
+            "nodes": len(self.ids),
+            "selection": None if self.selection is None else list(self.selection),
+        }
         (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
 
     @classmethod
@@ -131,52 +157,87 @@ class DenseFieldIndex:
         fields = {}
         for name, count in manifest["fields"].items():
             rows = np.load(directory / "fields" / f"{name}.rows.npy")
-            vectors = (np.asarray(np.load(directory / "fields" / f"{name}.vectors.npy", mmap_mode="r")) if count
-                       else np.zeros((0, dimension), dtype=np.float32))  # an empty file cannot be mapped
+            vectors = (
+                np.asarray(np.load(directory / "fields" / f"{name}.vectors.npy", mmap_mode="r"))
+                if count
+                else np.zeros((0, dimension), dtype=np.float32)
+            )  # an empty file cannot be mapped
             fields[name] = _DenseField(rows, vectors)
-        return cls(nodes["ids"], nodes["labels"], nodes["node_types"], fields, manifest["model_id"], dimension,
-                   manifest["selection"])
+        return cls(
+            nodes["ids"],
+            nodes["labels"],
+            nodes["node_types"],
+            fields,
+            manifest["model_id"],
+            dimension,
+            manifest["selection"],
+        )
 
     # ---- search ---------------------------------------------------------------------------------------
-    def search(self, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
-               fields: Sequence[str] | None = None, relative: bool = True) -> dict[str, ScoredNodes]:
+    def search(
+        self,
+        query_vector: np.ndarray,
+        k: int = DEFAULT_TOP_K,
+        *,
+        node_type: str | None = None,
+        fields: Sequence[str] | None = None,
+        relative: bool = True,
+    ) -> dict[str, ScoredNodes]:
         """Top `k` nodes per field (all mFAR fields unless `fields`) by cosine to the unit `query_vector`."""
         vector = self._queries(query_vector)
         if vector.ndim != 1:
-            raise TextBranchError(f"search takes one query vector of shape ({self.dimension},); got {vector.shape}; "
-                                  "use batch_search for several")
+            raise TextBranchError(
+                f"search takes one query vector of shape ({self.dimension},); got {vector.shape}; "
+                "use batch_search for several"
+            )
         return self.batch_search(vector[None, :], k, node_types=[node_type], fields=fields, relative=relative)[0]
 
-    def search_field(self, field: str, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *,
-                     node_type: str | None = None, relative: bool = True) -> ScoredNodes:
+    def search_field(
+        self,
+        field: str,
+        query_vector: np.ndarray,
+        k: int = DEFAULT_TOP_K,
+        *,
+        node_type: str | None = None,
+        relative: bool = True,
+    ) -> ScoredNodes:
         return self.search(query_vector, k, node_type=node_type, fields=[field], relative=relative)[field]
 
-    def search_document(self, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *, node_type: str | None = None,
-                        relative: bool = True) -> ScoredNodes:
+    def search_document(
+        self, query_vector: np.ndarray, k: int = DEFAULT_TOP_K, *, node_type: str | None = None, relative: bool = True
+    ) -> ScoredNodes:
         """The single-field baseline, when built with `include_document`."""
         return self.search_field(DOC_FIELD, query_vector, k, node_type=node_type, relative=relative)
 
-    def batch_search(self, query_vectors: np.ndarray, k: int = DEFAULT_TOP_K, *,
-                     node_types: Sequence[str | None] | None = None, fields: Sequence[str] | None = None,
-                     relative: bool = True) -> list[dict[str, ScoredNodes]]:
+    def batch_search(
+        self,
+        query_vectors: np.ndarray,
+        k: int = DEFAULT_TOP_K,
+        *,
+        node_types: Sequence[str | None] | None = None,
+        fields: Sequence[str] | None = None,
+        relative: bool = True,
+    ) -> list[dict[str, ScoredNodes]]:
         """`search` for each row of `query_vectors` (m, d), with one node type (or None) per query."""
         if k < 1:
             raise TextBranchError(f"k must be at least 1; got {k}")
         queries = self._queries(query_vectors)
         if queries.ndim != 2:
-            raise TextBranchError(f"batch_search takes query vectors of shape (m, {self.dimension}); "
-                                  f"got {queries.shape}")
+            raise TextBranchError(
+                f"batch_search takes query vectors of shape (m, {self.dimension}); got {queries.shape}"
+            )
         types = list(node_types) if node_types is not None else [None] * len(queries)
         if len(types) != len(queries):
-            raise TextBranchError(f"node_types must give one type (or None) per query: {len(queries)} queries, "
-                                  f"{len(types)} types")
+            raise TextBranchError(
+                f"node_types must give one type (or None) per query: {len(queries)} queries, {len(types)} types"
+            )
         type_codes = np.asarray([self._type_code(node_type) for node_type in types], dtype=np.int32)
         results: list[dict[str, ScoredNodes]] = [{} for _ in queries]
         for name in fields or self.fields:
             dense = self._field(name)
             labels = self._label_codes[dense.rows]  # (n_f,)
             for start in range(0, len(queries), QUERY_CHUNK):
-                block = queries[start:start + QUERY_CHUNK]
+                block = queries[start : start + QUERY_CHUNK]
                 cosines = block @ dense.vectors.T if len(dense.rows) else np.zeros((len(block), 0), np.float32)
                 for offset, row_scores in enumerate(cosines):  # (n_f,)
                     code = type_codes[start + offset]
@@ -184,8 +245,9 @@ class DenseFieldIndex:
                     results[start + offset][name] = self._top(name, dense.rows, row_scores, eligible, k, relative)
         return results
 
-    def _top(self, name: str, rows: np.ndarray, cosines: np.ndarray, eligible: np.ndarray | None, k: int,
-             relative: bool) -> ScoredNodes:
+    def _top(
+        self, name: str, rows: np.ndarray, cosines: np.ndarray, eligible: np.ndarray | None, k: int, relative: bool
+    ) -> ScoredNodes:
         candidates = np.flatnonzero(eligible) if eligible is not None else np.arange(len(rows))
         floor = 0.0
         if len(candidates) > k:
@@ -197,14 +259,19 @@ class DenseFieldIndex:
             kept = scores > 0  # no better than a node left out, or cosine <= 0: no evidence
             candidates, scores = candidates[kept], scores[kept]
         order = np.lexsort((rows[candidates], -scores))  # best first, ties in corpus order
-        return ScoredNodes(name, tuple(self.ids[row] for row in rows[candidates][order]),
-                           tuple(float(score) for score in scores[order]))
+        return ScoredNodes(
+            name,
+            tuple(self.ids[row] for row in rows[candidates][order]),
+            tuple(float(score) for score in scores[order]),
+        )
 
     def _queries(self, vectors: np.ndarray) -> np.ndarray:
         array = np.asarray(vectors, dtype=np.float32)
         if array.shape[-1:] != (self.dimension,) or array.ndim not in (1, 2):
-            raise TextBranchError(f"query vectors must have shape ({self.dimension},) or (m, {self.dimension}) "
-                                  f"for index model {self.model_id!r}; got {array.shape}")
+            raise TextBranchError(
+                f"query vectors must have shape ({self.dimension},) or (m, {self.dimension}) "
+                f"for index model {self.model_id!r}; got {array.shape}"
+            )
         return array
 
     def _type_code(self, node_type: str | None) -> int:
@@ -227,12 +294,14 @@ def _embed_column(embedder: GraspEmbedder, name: str, texts: Sequence[str], prog
     vectors = np.zeros((len(distinct), embedder.dimension), dtype=np.float32)
     with tqdm(total=len(distinct), desc=f"dense {name}", unit="text", disable=not progress) as bar:
         for start in range(0, len(distinct), EMBED_CHUNK):
-            chunk = distinct[start:start + EMBED_CHUNK]
+            chunk = distinct[start : start + EMBED_CHUNK]
             embedded = embedder.embed_texts(chunk)
             if embedded.shape != (len(chunk), embedder.dimension):
-                raise TextBranchError(f"embedder {embedder.model_id!r} returned shape {embedded.shape} for "
-                                      f"{len(chunk)} texts; expected ({len(chunk)}, {embedder.dimension})")
-            vectors[start:start + len(chunk)] = embedded
+                raise TextBranchError(
+                    f"embedder {embedder.model_id!r} returned shape {embedded.shape} for "
+                    f"{len(chunk)} texts; expected ({len(chunk)}, {embedder.dimension})"
+                )
+            vectors[start : start + len(chunk)] = embedded
             bar.update(len(chunk))
     position = {text: index for index, text in enumerate(distinct)}
     return _DenseField(rows, vectors[[position[texts[row]] for row in rows]] if len(rows) else vectors)
@@ -242,9 +311,17 @@ def read_dense_manifest(directory: Path) -> dict[str, Any] | None:
     return read_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
-def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callable[[], FieldCorpus],
-                     embedder: GraspEmbedder, *, fields: Sequence[str] | None = None, include_document: bool = False,
-                     progress: bool = True) -> DenseFieldIndex:
+def open_dense_index(
+    root: Path,
+    skb_name: str,
+    fingerprint: str,
+    corpus: Callable[[], FieldCorpus],
+    embedder: GraspEmbedder,
+    *,
+    fields: Sequence[str] | None = None,
+    include_document: bool = False,
+    progress: bool = True,
+) -> DenseFieldIndex:
     """The dense index of this SKB content and embedder: loaded when built before with these fields, else built.
 
     `corpus` is called only to build. As `open_lexical_index`: the build goes to a staging sibling that is
@@ -256,8 +333,9 @@ def open_dense_index(root: Path, skb_name: str, fingerprint: str, corpus: Callab
         logger.info("loading dense index %s", directory)
         return DenseFieldIndex.load(directory)
     logger.info("building dense index %s", directory)
-    index = DenseFieldIndex.build(corpus(), embedder, fields=fields, include_document=include_document,
-                                  progress=progress)
+    index = DenseFieldIndex.build(
+        corpus(), embedder, fields=fields, include_document=include_document, progress=progress
+    )
     if install_build(directory, index.save, lambda path: read_dense_manifest(path) is not None):
         _remove_other_fingerprints(directory.parent)
     return index

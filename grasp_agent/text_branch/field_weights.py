@@ -53,8 +53,10 @@ class FieldWeightModel:
     def __post_init__(self) -> None:
         count = len(self.keys)
         if not count or self.weight.ndim != 2 or self.weight.shape[0] != count or self.bias.shape != (count,):
-            raise TextBranchError(f"field weight parameters must be weight (K, d) and bias (K,) for K = {count} keys; "
-                                  f"got {self.weight.shape} and {self.bias.shape}")
+            raise TextBranchError(
+                f"field weight parameters must be weight (K, d) and bias (K,) for K = {count} keys; "
+                f"got {self.weight.shape} and {self.bias.shape}"
+            )
         if len(set(self.keys)) != count:
             raise TextBranchError(f"field weight keys must be distinct; got {list(self.keys)}")
 
@@ -63,8 +65,9 @@ class FieldWeightModel:
         return int(self.weight.shape[1])
 
     @classmethod
-    def uniform(cls, fields: Iterable[str], scorers: Iterable[Scorer], dimension: int,
-                model_id: str) -> FieldWeightModel:
+    def uniform(
+        cls, fields: Iterable[str], scorers: Iterable[Scorer], dimension: int, model_id: str
+    ) -> FieldWeightModel:
         """The untrained model: zero parameters, so every query gets `uniform_weights(fields, scorers)`."""
         return _zero_model(tuple(uniform_weights(fields, scorers)), dimension, model_id)
 
@@ -77,8 +80,9 @@ class FieldWeightModel:
         """float64 (m, K): the weights of each query of (m, d), each row summing to 1."""
         queries = np.asarray(query_vectors, dtype=np.float64)
         if queries.ndim != 2 or queries.shape[1] != self.dimension:
-            raise TextBranchError(f"query vectors must have shape (m, {self.dimension}) for model {self.model_id!r}; "
-                                  f"got {queries.shape}")
+            raise TextBranchError(
+                f"query vectors must have shape (m, {self.dimension}) for model {self.model_id!r}; got {queries.shape}"
+            )
         logits = queries @ self.weight.T.astype(np.float64) + self.bias  # (m, K)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
@@ -95,8 +99,13 @@ class FieldWeightModel:
         directory.mkdir(parents=True, exist_ok=True)
         state: dict[str, Any] = {"linear.weight": self.weight, "linear.bias": self.bias}  # torch's state-dict names
         np.savez(directory / PARAMETERS, **state)
-        manifest = {"format": FORMAT_VERSION, "keys": [list(key) for key in self.keys], "model_id": self.model_id,
-                    "dimension": self.dimension, "report": asdict(report) if report else None}
+        manifest = {
+            "format": FORMAT_VERSION,
+            "keys": [list(key) for key in self.keys],
+            "model_id": self.model_id,
+            "dimension": self.dimension,
+            "report": asdict(report) if report else None,
+        }
         (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
 
     @classmethod
@@ -110,24 +119,30 @@ class FieldWeightModel:
         except (OSError, ValueError, KeyError) as error:
             raise TextBranchError(f"no readable field weight model in {directory}: {error}") from error
         if manifest.get("format") != FORMAT_VERSION:
-            raise TextBranchError(f"field weight model in {directory} has format {manifest.get('format')!r}; "
-                                  f"this version reads {FORMAT_VERSION}")
+            raise TextBranchError(
+                f"field weight model in {directory} has format {manifest.get('format')!r}; "
+                f"this version reads {FORMAT_VERSION}"
+            )
         trained = [(str(name), str(scorer)) for name, scorer in manifest["keys"]]
         wanted = [(str(name), str(scorer)) for name, scorer in keys]
         if set(trained) != set(wanted) or len(trained) != len(wanted):
             raise TextBranchError(
                 f"field weight model in {directory} was trained for (field, scorer) keys {trained}; the index has "
                 f"{wanted} (missing from the model: {sorted(set(wanted) - set(trained))}, unknown to the index: "
-                f"{sorted(set(trained) - set(wanted))}); retrain it for these fields")
+                f"{sorted(set(trained) - set(wanted))}); retrain it for these fields"
+            )
         if manifest["model_id"] != model_id:
-            raise TextBranchError(f"field weight model in {directory} was trained on query vectors of "
-                                  f"{manifest['model_id']!r}, not {model_id!r}; retrain it for this embedder")
+            raise TextBranchError(
+                f"field weight model in {directory} was trained on query vectors of "
+                f"{manifest['model_id']!r}, not {model_id!r}; retrain it for this embedder"
+            )
         order = [trained.index(key) for key in wanted]
         return cls(tuple(keys), weight[order], bias[order], model_id)
 
 
-def open_field_weights(directory: Path | None, keys: Sequence[FieldKey], dimension: int,
-                       model_id: str) -> FieldWeightModel:
+def open_field_weights(
+    directory: Path | None, keys: Sequence[FieldKey], dimension: int, model_id: str
+) -> FieldWeightModel:
     """The trained model in `directory` if one was saved there, else uniform weights over `keys`.
 
     A saved model for other keys or another embedder is an error, not a silent fallback: it is stale.
@@ -144,8 +159,10 @@ def mean_reciprocal_rank(model: FieldWeightModel, examples: Sequence[WeightExamp
     if not examples:
         return 0.0
     weights = model.weight_matrix(np.stack([example.query for example in examples]))
-    ranks = [reciprocal_rank(example.candidates.rank(row).ids, set(example.gold))
-             for example, row in zip(examples, weights, strict=True)]
+    ranks = [
+        reciprocal_rank(example.candidates.rank(row).ids, set(example.gold))
+        for example, row in zip(examples, weights, strict=True)
+    ]
     return float(np.mean(ranks))
 
 
@@ -161,8 +178,11 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        bad = {name: value for name, value in asdict(self).items()
-               if name != "seed" and not (value >= 0 if name == "weight_decay" else value > 0)}
+        bad = {
+            name: value
+            for name, value in asdict(self).items()
+            if name != "seed" and not (value >= 0 if name == "weight_decay" else value > 0)
+        }
         if bad:
             raise TextBranchError(f"training settings must be positive (weight_decay non-negative); got {bad}")
 
@@ -191,22 +211,31 @@ def prior_bias(keys: Sequence[FieldKey], prior: Mapping[FieldKey, float]) -> np.
     return np.log(np.asarray([mass[key] for key in keys], dtype=np.float64)).astype(np.float32)
 
 
-def train_field_weights(train: Sequence[WeightExample], valid: Sequence[WeightExample], keys: Sequence[FieldKey],
-                        model_id: str, config: TrainConfig = TrainConfig(),
-                        prior: Mapping[FieldKey, float] | None = None) -> tuple[FieldWeightModel, TrainReport]:
+def train_field_weights(
+    train: Sequence[WeightExample],
+    valid: Sequence[WeightExample],
+    keys: Sequence[FieldKey],
+    model_id: str,
+    config: TrainConfig = TrainConfig(),
+    prior: Mapping[FieldKey, float] | None = None,
+) -> tuple[FieldWeightModel, TrainReport]:
     """Fits W and b on `train` with early stopping on `valid` MRR; returns the best model (the starting point at
     worst). Without `prior` training starts from uniform weights; with one, the logits are the prior's bias plus
     W q + b, so training starts from the prior and `config.weight_decay` pulls W and b back toward it."""
     torch = _import_torch()
     usable = [example for example in train if example.positives.any()]
     if not usable or not valid:
-        raise TextBranchError(f"training needs train questions with a gold answer among their candidates "
-                              f"({len(usable)} of {len(train)}) and valid questions ({len(valid)})")
+        raise TextBranchError(
+            f"training needs train questions with a gold answer among their candidates "
+            f"({len(usable)} of {len(train)}) and valid questions ({len(valid)})"
+        )
     dimension = len(usable[0].query)
     shapes = {(len(example.query), example.candidates.scores.shape[1]) for example in [*usable, *valid]}
     if shapes != {(dimension, len(keys))}:
-        raise TextBranchError(f"every example needs a ({dimension},) query and candidate scores for the "
-                              f"{len(keys)} keys; got (query, keys) shapes {sorted(shapes)}")
+        raise TextBranchError(
+            f"every example needs a ({dimension},) query and candidate scores for the "
+            f"{len(keys)} keys; got (query, keys) shapes {sorted(shapes)}"
+        )
     start_bias = prior_bias(keys, prior) if prior else np.zeros(len(keys), np.float32)
     best = FieldWeightModel(tuple(keys), np.zeros((len(keys), dimension), np.float32), start_bias, model_id)
     tensors = _padded(torch, usable, len(keys))
@@ -220,27 +249,41 @@ def train_field_weights(train: Sequence[WeightExample], valid: Sequence[WeightEx
     best_epoch, losses = 0, []
     for epoch in range(1, config.epochs + 1):
         losses.append(_train_epoch(torch, linear, optimizer, tensors, generator, config, base))
-        current = FieldWeightModel(tuple(keys), linear.weight.detach().numpy().copy(),
-                                   linear.bias.detach().numpy().copy() + start_bias, model_id)
+        current = FieldWeightModel(
+            tuple(keys),
+            linear.weight.detach().numpy().copy(),
+            linear.bias.detach().numpy().copy() + start_bias,
+            model_id,
+        )
         mrr = mean_reciprocal_rank(current, valid)
         logger.debug("field weights epoch %d: loss %.4f, valid MRR %.4f", epoch, losses[-1], mrr)
         if mrr > best_mrr:
             best, best_mrr, best_epoch = current, mrr, epoch
         elif epoch - best_epoch >= config.patience:
             break
-    logger.info("field weights: best epoch %d of %d, valid MRR %.4f (uniform %.4f)", best_epoch, len(losses),
-                best_mrr, uniform_mrr)
+    logger.info(
+        "field weights: best epoch %d of %d, valid MRR %.4f (uniform %.4f)",
+        best_epoch,
+        len(losses),
+        best_mrr,
+        uniform_mrr,
+    )
     return best, TrainReport(len(usable), len(valid), best_epoch, len(losses), uniform_mrr, best_mrr, tuple(losses))
 
 
 def _zero_model(keys: Sequence[FieldKey], dimension: int, model_id: str) -> FieldWeightModel:
-    return FieldWeightModel(tuple(keys), np.zeros((len(keys), dimension), np.float32),
-                            np.zeros(len(keys), np.float32), model_id)
+    return FieldWeightModel(
+        tuple(keys), np.zeros((len(keys), dimension), np.float32), np.zeros(len(keys), np.float32), model_id
+    )
 
 
 def _import_torch() -> Any:
-    return require("torch", need="training field weights needs torch (the core install leaves it out)",
-                   hint=TRAIN_EXTRA, error_type=TextBranchError)
+    return require(
+        "torch",
+        need="training field weights needs torch (the core install leaves it out)",
+        hint=TRAIN_EXTRA,
+        error_type=TextBranchError,
+    )
 
 
 def _padded(torch: Any, examples: Sequence[WeightExample], key_count: int) -> tuple[Any, Any, Any, Any]:
@@ -258,13 +301,20 @@ def _padded(torch: Any, examples: Sequence[WeightExample], key_count: int) -> tu
     return (torch.from_numpy(queries), torch.from_numpy(scores), torch.from_numpy(positives), torch.from_numpy(real))
 
 
-def _train_epoch(torch: Any, linear: Any, optimizer: Any, tensors: tuple[Any, Any, Any, Any], generator: Any,
-                 config: TrainConfig, base: Any) -> float:
+def _train_epoch(
+    torch: Any,
+    linear: Any,
+    optimizer: Any,
+    tensors: tuple[Any, Any, Any, Any],
+    generator: Any,
+    config: TrainConfig,
+    base: Any,
+) -> float:
     queries, scores, positives, real = tensors
     order = torch.randperm(len(queries), generator=generator)
     total = 0.0
     for start in range(0, len(order), config.batch_size):
-        batch = order[start:start + config.batch_size]
+        batch = order[start : start + config.batch_size]
         weights = torch.softmax(linear(queries[batch]) + base, dim=-1)  # (B, K)
         logits = torch.einsum("bnk,bk->bn", scores[batch], weights) / config.temperature  # (B, n)
         logits = logits.masked_fill(~real[batch], float("-inf"))

@@ -87,19 +87,26 @@ def field_specs(schema: SkbSchema) -> tuple[FieldSpec, ...]:
             specs.setdefault(text_field, FieldSpec(text_field, "attribute"))
     for relation in schema.relation_types:
         if relation.type in specs:
-            raise SchemaError(f"relation type '{relation.type}' has the name of a text field; field names must "
-                              f"be unique across attributes and relations, taken: {sorted(specs)}")
+            raise SchemaError(
+                f"relation type '{relation.type}' has the name of a text field; field names must "
+                f"be unique across attributes and relations, taken: {sorted(specs)}"
+            )
         specs[relation.type] = FieldSpec(relation.type, "relation")
     if DOC_FIELD in specs:
-        raise SchemaError(f"'{DOC_FIELD}' is reserved for the node document and cannot be a field; "
-                          f"rename it in schema '{schema.name}'")
+        raise SchemaError(
+            f"'{DOC_FIELD}' is reserved for the node document and cannot be a field; "
+            f"rename it in schema '{schema.name}'"
+        )
     return tuple(specs.values())
 
 
 def relations_of(schema: SkbSchema, label: str) -> tuple[str, ...]:
     """Relation types with `label` at either end, in schema order: the relation fields its nodes can fill."""
-    return tuple(relation.type for relation in schema.relation_types
-                 if any(label in (pair.source, pair.target) for pair in relation.pairs))
+    return tuple(
+        relation.type
+        for relation in schema.relation_types
+        if any(label in (pair.source, pair.target) for pair in relation.pairs)
+    )
 
 
 def field_text(value: object) -> str:
@@ -142,8 +149,9 @@ class FieldCorpus:
         return len(self.ids)
 
     @classmethod
-    def from_nodes(cls, nodes: Iterable[NodeFields], field_names: Sequence[str],
-                   node_types: Sequence[str] = ()) -> FieldCorpus:
+    def from_nodes(
+        cls, nodes: Iterable[NodeFields], field_names: Sequence[str], node_types: Sequence[str] = ()
+    ) -> FieldCorpus:
         ids: list[NodeId] = []
         labels: list[str] = []
         documents: list[str] = []
@@ -157,13 +165,19 @@ class FieldCorpus:
             documents.append(node.doc)
             for name, column in columns.items():
                 column.append(node.texts.get(name, ""))
-        return cls(tuple(ids), tuple(labels), {name: tuple(column) for name, column in columns.items()},
-                   tuple(documents), tuple(node_types))
+        return cls(
+            tuple(ids),
+            tuple(labels),
+            {name: tuple(column) for name, column in columns.items()},
+            tuple(documents),
+            tuple(node_types),
+        )
 
     @classmethod
     def from_schema_nodes(cls, schema: SkbSchema, nodes: Iterable[NodeFields]) -> FieldCorpus:
-        return cls.from_nodes(nodes, [spec.name for spec in field_specs(schema)],
-                              [node_type.label for node_type in schema.node_types])
+        return cls.from_nodes(
+            nodes, [spec.name for spec in field_specs(schema)], [node_type.label for node_type in schema.node_types]
+        )
 
 
 @dataclass(frozen=True)
@@ -173,9 +187,15 @@ class _Neighbour:
     other: NodeId
 
 
-def fields_from_records(schema: SkbSchema, nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord], *,
-                        max_names: int = DEFAULT_MAX_NAMES, count_tokens: TokenCounter | None = None,
-                        budget: DocumentBudget = DocumentBudget()) -> Iterator[NodeFields]:
+def fields_from_records(
+    schema: SkbSchema,
+    nodes: Iterable[NodeRecord],
+    edges: Iterable[EdgeRecord],
+    *,
+    max_names: int = DEFAULT_MAX_NAMES,
+    count_tokens: TokenCounter | None = None,
+    budget: DocumentBudget = DocumentBudget(),
+) -> Iterator[NodeFields]:
     """Fields of source records, with documents rendered as the loader renders them (`render_document`).
 
     `count_tokens` defaults to a word count (the embedder's own tokenizer in the loader). Holds all records
@@ -207,8 +227,12 @@ def fields_from_records(schema: SkbSchema, nodes: Iterable[NodeRecord], edges: I
         yield NodeFields(record.id, record.label, texts, doc)
 
 
-def _neighbour_groups(neighbours: list[_Neighbour], records: Mapping[NodeId, NodeRecord],
-                      specificity: Callable[[NodeId], tuple[int, str]], limit: int) -> list[NeighbourGroup]:
+def _neighbour_groups(
+    neighbours: list[_Neighbour],
+    records: Mapping[NodeId, NodeRecord],
+    specificity: Callable[[NodeId], tuple[int, str]],
+    limit: int,
+) -> list[NeighbourGroup]:
     """The document's relation lines: per (relation, stored direction, other label), distinct neighbours."""
     grouped: dict[tuple[str, bool, str], set[NodeId]] = defaultdict(set)
     for neighbour in neighbours:

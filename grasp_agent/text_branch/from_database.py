@@ -53,8 +53,9 @@ def pretrained_weights_directory(skb_name: str, model_id: str) -> Path:
     return PRETRAINED_DIR / skb_name / model_folder(model_id)
 
 
-def open_weights(settings: Settings, skb_name: str, keys: Sequence[FieldKey],
-                 embedder: GraspEmbedder) -> FieldWeightModel:
+def open_weights(
+    settings: Settings, skb_name: str, keys: Sequence[FieldKey], embedder: GraspEmbedder
+) -> FieldWeightModel:
     """Trained weights in `field_weights_directory` (an error if stale); else, unless GRASP_FIELD_WEIGHTS_DIR
     names a folder (then exactly what it holds counts), the packaged ones for this SKB and embedder when they
     fit these keys; else uniform weights."""
@@ -114,8 +115,9 @@ def dense_field_texts(driver: Driver, database: str, schema: SkbSchema, *, progr
     return list(dict.fromkeys(text for name in fields for text in corpus.fields[name] if text))
 
 
-def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *,
-                     progress: bool = False) -> TextBranch:
+def open_text_branch(
+    driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *, progress: bool = False
+) -> TextBranch:
     """The mFAR text branch of the loaded SKB `schema`: BM25 over every field, dense over `dense_field_names`,
     trained field weights when saved in `field_weights_directory`, else uniform ones."""
     load = completed_load(driver, settings.neo4j_database, schema.name)
@@ -131,10 +133,19 @@ def open_text_branch(driver: Driver, settings: Settings, embedder: GraspEmbedder
         return corpus_cache[0]
 
     lexical = open_lexical_index(default_index_root(settings), schema.name, fingerprint, corpus, progress=progress)
-    dense = open_dense_index(default_dense_root(settings), schema.name, fingerprint, corpus, embedder,
-                             fields=dense_field_names(schema), include_document=True, progress=progress)
+    dense = open_dense_index(
+        default_dense_root(settings),
+        schema.name,
+        fingerprint,
+        corpus,
+        embedder,
+        fields=dense_field_names(schema),
+        include_document=True,
+        progress=progress,
+    )
     # BM25 over the whole document is one more key: the general evidence that carries over to kinds of question
     # the weights never saw (leave-template-out, docs/benchmarks.md)
-    keys: list[FieldKey] = ([(name, "bm25") for name in (*lexical.fields, DOC_FIELD)]
-                            + [(name, "dense") for name in dense.fields])
+    keys: list[FieldKey] = [(name, "bm25") for name in (*lexical.fields, DOC_FIELD)] + [
+        (name, "dense") for name in dense.fields
+    ]
     return TextBranch(lexical, dense, open_weights(settings, schema.name, keys, embedder), embedder)

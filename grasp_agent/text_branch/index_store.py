@@ -36,8 +36,11 @@ def install_build(directory: Path, save: Callable[[Path], None], is_complete: Ca
         save(staging)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
-        logger.warning("could not save the index to %s (%s); it is used from memory and built again on the "
-                       "next start", directory, error)
+        logger.warning(
+            "could not save the index to %s (%s); it is used from memory and built again on the next start",
+            directory,
+            error,
+        )
         return False
     shutil.rmtree(directory, ignore_errors=True)
     try:

@@ -50,8 +50,9 @@ def max_normalize(ranking: ScoredNodes) -> dict[NodeId, float]:
     return {node_id: score / top for node_id, score in zip(ranking.ids, ranking.scores, strict=True)}
 
 
-def combine_fields(rankings: Mapping[FieldKey, ScoredNodes], weights: FieldWeights,
-                   k: int | None = None) -> ScoredNodes:
+def combine_fields(
+    rankings: Mapping[FieldKey, ScoredNodes], weights: FieldWeights, k: int | None = None
+) -> ScoredNodes:
     """Weighted sum of max-normalized rankings, best first (ties in first-seen order), cut to `k`.
 
     Every weighted key must have a ranking (an empty one is fine: the field matched nothing); rankings
@@ -59,8 +60,9 @@ def combine_fields(rankings: Mapping[FieldKey, ScoredNodes], weights: FieldWeigh
     """
     missing = [key for key in weights if key not in rankings]
     if missing:
-        raise TextBranchError(f"weights name (field, scorer) pairs with no ranking: {missing}; "
-                              f"rankings: {list(rankings)}")
+        raise TextBranchError(
+            f"weights name (field, scorer) pairs with no ranking: {missing}; rankings: {list(rankings)}"
+        )
     bad = {key: weight for key, weight in weights.items() if not weight >= 0.0}
     if bad:
         raise TextBranchError(f"field weights must be non-negative numbers; got {bad}")

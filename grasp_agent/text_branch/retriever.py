@@ -41,14 +41,21 @@ class TextRanking:
 
 
 class TextBranch:
-    def __init__(self, lexical: LexicalIndex, dense: DenseFieldIndex | None, weights: FieldWeightModel,
-                 embedder: GraspEmbedder, candidates_per_key: int = DEFAULT_CANDIDATES) -> None:
+    def __init__(
+        self,
+        lexical: LexicalIndex,
+        dense: DenseFieldIndex | None,
+        weights: FieldWeightModel,
+        embedder: GraspEmbedder,
+        candidates_per_key: int = DEFAULT_CANDIDATES,
+    ) -> None:
         dense_keys = [name for name, scorer in weights.keys if scorer == "dense"]
         if dense_keys and dense is None:
             raise TextBranchError(f"field weights use dense keys {dense_keys} but no dense index was given")
         if weights.model_id != embedder.model_id:
-            raise TextBranchError(f"field weights expect query vectors of {weights.model_id!r}; the embedder is "
-                                  f"{embedder.model_id!r}")
+            raise TextBranchError(
+                f"field weights expect query vectors of {weights.model_id!r}; the embedder is {embedder.model_id!r}"
+            )
         self._lexical = lexical
         self._dense = dense
         self._weights = weights
@@ -68,13 +75,15 @@ class TextBranch:
         """Node type of each id the indexes hold (what the reranker's document lookup needs)."""
         return self._lexical.labels_of(ids)
 
-    def weight_examples(self, queries: Sequence[str], golds: Sequence[Collection[NodeId]],
-                        keys: Sequence[FieldKey] | None = None) -> list[WeightExample]:
+    def weight_examples(
+        self, queries: Sequence[str], golds: Sequence[Collection[NodeId]], keys: Sequence[FieldKey] | None = None
+    ) -> list[WeightExample]:
         """Training examples for the field weights: each query's per-key candidates (this branch's keys, or
         `keys`, e.g. with the whole document added) and its gold ids."""
         vectors = np.asarray(self._embedder.embed_texts(list(queries)), dtype=np.float32)
-        return weight_examples(keys or self.keys, queries, vectors, golds, lexical=self._lexical, dense=self._dense,
-                               k=self._candidates)
+        return weight_examples(
+            keys or self.keys, queries, vectors, golds, lexical=self._lexical, dense=self._dense, k=self._candidates
+        )
 
     @property
     def model_id(self) -> str:
@@ -96,15 +105,23 @@ class TextBranch:
         vector = np.asarray(self._embedder.embed_query(query), dtype=np.float32)
         timings["embedding"] = _since(start)
         start = time.perf_counter()
-        rankings = field_rankings(self.keys, query, vector, lexical=self._lexical, dense=self._dense,
-                                  k=max(self._candidates, k), node_type=node_type)
+        rankings = field_rankings(
+            self.keys,
+            query,
+            vector,
+            lexical=self._lexical,
+            dense=self._dense,
+            k=max(self._candidates, k),
+            node_type=node_type,
+        )
         timings["fields"] = _since(start)
         start = time.perf_counter()
         weights = self._weights.weight_matrix(vector[None, :])[0]
         ranked = CandidateScores.from_rankings(rankings, self.keys).rank(weights, k)
         timings["combine"] = _since(start)
-        return TextRanking("mfar", ranked.ids, ranked.scores, dict(zip(self.keys, map(float, weights), strict=True)),
-                           timings)
+        return TextRanking(
+            "mfar", ranked.ids, ranked.scores, dict(zip(self.keys, map(float, weights), strict=True)), timings
+        )
 
     def bm25(self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None) -> TextRanking:
         """Baseline: BM25 over the whole node document."""
@@ -119,13 +136,16 @@ class TextBranch:
         found: ScoredNodes = self._dense.search_document(vector, k, node_type=node_type, relative=False)
         return TextRanking("vss", found.ids, found.scores)
 
-    def bm25_vss(self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None,
-                 rrf_k: float = 60.0) -> TextRanking:
+    def bm25_vss(
+        self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None, rrf_k: float = 60.0
+    ) -> TextRanking:
         """Baseline: equal-weight RRF of the two above."""
-        fused = weighted_rrf([self.bm25(query, k, node_type).ids, self.vss(query, k, node_type).ids], [1.0, 1.0],
-                             rrf_k, limit=k)
-        return TextRanking("bm25+vss", tuple(cast(NodeId, item.id) for item in fused),
-                           tuple(item.score for item in fused))
+        fused = weighted_rrf(
+            [self.bm25(query, k, node_type).ids, self.vss(query, k, node_type).ids], [1.0, 1.0], rrf_k, limit=k
+        )
+        return TextRanking(
+            "bm25+vss", tuple(cast(NodeId, item.id) for item in fused), tuple(item.score for item in fused)
+        )
 
 
 def _since(start: float) -> float:

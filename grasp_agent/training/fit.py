@@ -29,17 +29,25 @@ def of_split(questions: Sequence[EvalQuery], split: str) -> list[EvalQuery]:
     return [question for question in questions if question.split in names]
 
 
-def train_weights(text_branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig | None = None,
-                  prior: Mapping[FieldKey, float] | None = None) -> tuple[FieldWeightModel, TrainReport]:
+def train_weights(
+    text_branch: TextBranch,
+    questions: Sequence[EvalQuery],
+    config: TrainConfig | None = None,
+    prior: Mapping[FieldKey, float] | None = None,
+) -> tuple[FieldWeightModel, TrainReport]:
     """Field weights trained on the train split with early stopping on the valid split (from `prior` if given)."""
     train, valid = of_split(questions, "train"), of_split(questions, "valid")
     if not train or not valid:
-        raise TextBranchError(f"field weights need train and valid questions; the set has {len(train)} train and "
-                              f"{len(valid)} valid")
-    examples = {name: text_branch.weight_examples([q.text for q in split], [q.answer_ids for q in split])
-                for name, split in (("train", train), ("valid", valid))}
-    return train_field_weights(examples["train"], examples["valid"], text_branch.keys, text_branch.model_id,
-                               config or TrainConfig(), prior)
+        raise TextBranchError(
+            f"field weights need train and valid questions; the set has {len(train)} train and {len(valid)} valid"
+        )
+    examples = {
+        name: text_branch.weight_examples([q.text for q in split], [q.answer_ids for q in split])
+        for name, split in (("train", train), ("valid", valid))
+    }
+    return train_field_weights(
+        examples["train"], examples["valid"], text_branch.keys, text_branch.model_id, config or TrainConfig(), prior
+    )
 
 
 @dataclass(frozen=True)
@@ -50,8 +58,9 @@ class FusionFits:
     graph_empty: int  # validation questions where the graph branch ranked nothing (text-only for any weight)
 
 
-def fusion_examples(parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None,
-                    progress: bool = False) -> list[FusionExample]:
+def fusion_examples(
+    parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None, progress: bool = False
+) -> list[FusionExample]:
     """Both branches' rankings of each question, with the plan's n_cand and risk (defaults without a plan)."""
     if parts.text_branch is None:
         raise TextBranchError(f"fitting fusion needs the text branch: {parts.text_unavailable}")
@@ -61,19 +70,31 @@ def fusion_examples(parts: PipelineParts, questions: Sequence[EvalQuery], planne
         graph = branch.run(question.text)
         text = parts.text_branch.search(question.text, parts.settings.text_top_k)
         plan = graph.planning.plan
-        examples.append(FusionExample(graph.ranking.node_ids, list(text.ids), set(question.answer_ids),
-                                      plan.n_cand if plan else 50, plan.risk if plan else Risk.LOW))
+        examples.append(
+            FusionExample(
+                graph.ranking.node_ids,
+                list(text.ids),
+                set(question.answer_ids),
+                plan.n_cand if plan else 50,
+                plan.risk if plan else Risk.LOW,
+            )
+        )
     return examples
 
 
 def fit_fusion(examples: Sequence[FusionExample], k: float) -> FusionFits:
     """The static graph weight (at RRF k = `k`) and the dynamic tables (bucket weights, risk multipliers)."""
-    return FusionFits(fit_static(examples, k=k), fit_dynamic(examples, risk_grid=RISK_GRID), len(examples),
-                      sum(1 for example in examples if not example.graph))
+    return FusionFits(
+        fit_static(examples, k=k),
+        fit_dynamic(examples, risk_grid=RISK_GRID),
+        len(examples),
+        sum(1 for example in examples if not example.graph),
+    )
 
 
-def rerank_examples(parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None,
-                    progress: bool = False) -> list[RerankExample]:
+def rerank_examples(
+    parts: PipelineParts, questions: Sequence[EvalQuery], planner: PlannerName | None = None, progress: bool = False
+) -> list[RerankExample]:
     """Each question through the whole pipeline with reranking on: the reranker's order of the fused head and
     the fused order (under `parts`' fusion settings), for fitting the last RRF's weight."""
     from grasp_agent.api import Grasp  # the pipeline imports training's callers' modules; import when used

@@ -42,21 +42,29 @@ def better_policy(fits: FusionFits) -> FusionName:
 
 def fitted_tables(fits: FusionFits, embedder_id: str) -> DynamicFusionTables:
     """The dynamic tables carrying the static graph weight, the better policy and the embedder they ran with."""
-    return fits.dynamic.tables.model_copy(update={
-        "static_graph_weight": fits.static.graph_weight, "policy": better_policy(fits), "embedder": embedder_id})
+    return fits.dynamic.tables.model_copy(
+        update={"static_graph_weight": fits.static.graph_weight, "policy": better_policy(fits), "embedder": embedder_id}
+    )
 
 
-def with_rerank_weight(tables: DynamicFusionTables, choice: GridChoice, reranker_id: str,
-                       questions: int) -> DynamicFusionTables:
+def with_rerank_weight(
+    tables: DynamicFusionTables, choice: GridChoice, reranker_id: str, questions: int
+) -> DynamicFusionTables:
     """`tables` with the reranker's fitted weight and the evidence for reranking by default: the valid MRR of
     the fused order (weight 0) against the MRR at the fitted weight."""
-    evidence = RerankEvidence(reranker=reranker_id, questions=questions, mrr_fused=dict(choice.curve)[0.0],
-                              mrr_reranked=choice.score or 0.0)
+    evidence = RerankEvidence(
+        reranker=reranker_id, questions=questions, mrr_fused=dict(choice.curve)[0.0], mrr_reranked=choice.score or 0.0
+    )
     return tables.model_copy(update={"rerank_weight": choice.value, "rerank": evidence})
 
 
-def fit_fusion_tables(settings: Settings, questions: Sequence[EvalQuery], planner: PlannerName | None = None,
-                      rerank: bool = True, progress: bool = False) -> FusionFitOutcome:
+def fit_fusion_tables(
+    settings: Settings,
+    questions: Sequence[EvalQuery],
+    planner: PlannerName | None = None,
+    rerank: bool = True,
+    progress: bool = False,
+) -> FusionFitOutcome:
     """Fits on the valid split of `questions` (the graph branch planning with `planner`), and with `rerank`
     also the reranker's weight (running the configured reranker, when there is one); saves the tables to
     `local_fusion_tables_path` of the loaded SKB."""
@@ -82,12 +90,24 @@ def fit_fusion_tables(settings: Settings, questions: Sequence[EvalQuery], planne
     return FusionFitOutcome(fits, tables, choice, path)
 
 
-def _rerank_choice(parts: PipelineParts, fits: FusionFits, tables: DynamicFusionTables, valid: Sequence[EvalQuery],
-                   planner: PlannerName | None, progress: bool) -> GridChoice:
+def _rerank_choice(
+    parts: PipelineParts,
+    fits: FusionFits,
+    tables: DynamicFusionTables,
+    valid: Sequence[EvalQuery],
+    planner: PlannerName | None,
+    progress: bool,
+) -> GridChoice:
     """The reranker's weight, its examples fused under the values just fitted, whatever an older file said."""
     policy = better_policy(fits)
-    fitted = replace(parts, fusion_tables=tables, configuration=replace(
-        parts.configuration, fusion_policy=Sourced(policy, "being fitted"),
-        static_graph_weight=Sourced(fits.static.graph_weight, "being fitted")))
+    fitted = replace(
+        parts,
+        fusion_tables=tables,
+        configuration=replace(
+            parts.configuration,
+            fusion_policy=Sourced(policy, "being fitted"),
+            static_graph_weight=Sourced(fits.static.graph_weight, "being fitted"),
+        ),
+    )
     examples = rerank_examples(fitted, valid, planner, progress=progress)
     return fit_rerank_weight(examples, k=parts.settings.rerank_rrf_k)

@@ -23,13 +23,21 @@ if TYPE_CHECKING:
 
 # GGUF block tensor suffix -> Hugging Face module path under model.layers.N
 _BLOCK_NAMES = {
-    "attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm",
-    "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
-    "attn_output": "self_attn.o_proj", "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj",
+    "attn_norm": "input_layernorm",
+    "ffn_norm": "post_attention_layernorm",
+    "attn_q": "self_attn.q_proj",
+    "attn_k": "self_attn.k_proj",
+    "attn_v": "self_attn.v_proj",
+    "attn_output": "self_attn.o_proj",
+    "ffn_gate": "mlp.gate_proj",
+    "ffn_up": "mlp.up_proj",
     "ffn_down": "mlp.down_proj",
 }
-_TOP_NAMES = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight",
-              "output.weight": "lm_head.weight"}
+_TOP_NAMES = {
+    "token_embd.weight": "model.embed_tokens.weight",
+    "output_norm.weight": "model.norm.weight",
+    "output.weight": "lm_head.weight",
+}
 _BLOCK = re.compile(r"^blk\.(\d+)\.([a-z_]+)\.(weight|bias)$")
 SUPPORTED_ARCHITECTURES = ("qwen2", "llama")
 
@@ -48,7 +56,7 @@ def hf_name(gguf_name: str) -> str:
 def llama_rope_permute(weight: np.ndarray, heads: int) -> np.ndarray:
     """Hugging Face's rotary layout (halves) -> llama.cpp's (interleaved pairs), per head."""
     rows = weight.shape[0]
-    return (weight.reshape(heads, 2, rows // heads // 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape))
+    return weight.reshape(heads, 2, rows // heads // 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape)
 
 
 def _field_value(field: Any) -> Any:

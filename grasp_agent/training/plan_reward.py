@@ -38,7 +38,9 @@ def gold_rank_bucket(rank: int | None) -> str:
 def candidate_bucket(count: int) -> str:
     if count < 0:
         raise ValueError(f"a candidate count is >= 0; got {count}")
-    return "0" if count == 0 else "1-10" if count <= 10 else "11-50" if count <= 50 else "51-99" if count < 100 else "100+"
+    return (
+        "0" if count == 0 else "1-10" if count <= 10 else "11-50" if count <= 50 else "51-99" if count < 100 else "100+"
+    )
 
 
 def first_gold_rank(ranking: Sequence[Hashable], gold: Iterable[Hashable]) -> int | None:
@@ -60,11 +62,15 @@ class RewardObservation:
     gain: float  # RR(fused) - RR(text)
 
     @classmethod
-    def from_rankings(cls, graph: Sequence[Hashable], text: Sequence[Hashable], fused: Sequence[Hashable],
-                      gold: Iterable[Hashable]) -> RewardObservation:
+    def from_rankings(
+        cls, graph: Sequence[Hashable], text: Sequence[Hashable], fused: Sequence[Hashable], gold: Iterable[Hashable]
+    ) -> RewardObservation:
         answers = set(gold)
-        return cls(first_gold_rank(graph, answers), len(graph),
-                   reciprocal_rank(fused, answers) - reciprocal_rank(text, answers))
+        return cls(
+            first_gold_rank(graph, answers),
+            len(graph),
+            reciprocal_rank(fused, answers) - reciprocal_rank(text, answers),
+        )
 
 
 @dataclass(frozen=True)
@@ -113,10 +119,15 @@ class RewardTable:
         return self.reward(first_gold_rank(graph, gold), len(graph))
 
     def to_json(self) -> dict[str, object]:
-        return {"questions": self.questions, "gold_rank_buckets": list(GOLD_RANK_BUCKETS),
-                "candidate_buckets": list(CANDIDATE_BUCKETS),
-                "cells": [{"gold_rank": row, "candidates": column, "value": cell.value, "mean": cell.mean,
-                           "count": cell.count} for (row, column), cell in self.cells.items()]}
+        return {
+            "questions": self.questions,
+            "gold_rank_buckets": list(GOLD_RANK_BUCKETS),
+            "candidate_buckets": list(CANDIDATE_BUCKETS),
+            "cells": [
+                {"gold_rank": row, "candidates": column, "value": cell.value, "mean": cell.mean, "count": cell.count}
+                for (row, column), cell in self.cells.items()
+            ],
+        }
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,9 +137,12 @@ class RewardTable:
     def load(cls, path: Path) -> RewardTable:
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
-            cells = {(str(c["gold_rank"]), str(c["candidates"])): RewardCell(float(c["value"]), float(c["mean"]),
-                                                                             int(c["count"]))
-                     for c in payload["cells"]}
+            cells = {
+                (str(c["gold_rank"]), str(c["candidates"])): RewardCell(
+                    float(c["value"]), float(c["mean"]), int(c["count"])
+                )
+                for c in payload["cells"]
+            }
             questions = int(payload["questions"])
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise GraspError(f"cannot read the reward table {path}: {error}") from error

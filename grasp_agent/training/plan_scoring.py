@@ -58,9 +58,13 @@ class PlanScorer:
             ranking = self.branch.runner.run(parsed, question=query.text)
         except (GraspError, Neo4jError) as error:
             return ScoredPlan(None, text, text, str(error))
-        state: PipelineState = {"question": query.text, "options": SearchOptions(),
-                                "graph_ranking": ranking, "text_ranking": TextRanking("cached", text, ()),
-                                "planning": PlanningOutcome("training", parsed)}
+        state: PipelineState = {
+            "question": query.text,
+            "options": SearchOptions(),
+            "graph_ranking": ranking,
+            "text_ranking": TextRanking("cached", text, ()),
+            "planning": PlanningOutcome("training", parsed),
+        }
         fused = tuple(fuse_rankings(self.parts, state).ids)
         return ScoredPlan(tuple(ranking.node_ids), fused, text)
 
@@ -75,8 +79,9 @@ class PlanScorer:
         return LOWEST if scored.graph is None else table.reward_of_rankings(scored.graph, query.answer_ids)
 
 
-def observations(scorer: PlanScorer, queries: Sequence[EvalQuery], branches: Sequence[GraphBranch],
-                 progress: bool = False) -> list[RewardObservation]:
+def observations(
+    scorer: PlanScorer, queries: Sequence[EvalQuery], branches: Sequence[GraphBranch], progress: bool = False
+) -> list[RewardObservation]:
     """Every branch's plan for every query, scored (plans that fail are left out: the table is about what a
     working plan is worth; failing plans get the lowest reward by definition)."""
     from tqdm import tqdm

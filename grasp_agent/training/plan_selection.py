@@ -48,8 +48,9 @@ class ScoredCompletions:
         return SelectionPoint(step, self.hits / self.questions, self.valid / self.questions)
 
 
-def score_completions(scorer: PlanScorer, questions: Sequence[SelectionQuestion],
-                      completions: Sequence[str]) -> ScoredCompletions:
+def score_completions(
+    scorer: PlanScorer, questions: Sequence[SelectionQuestion], completions: Sequence[str]
+) -> ScoredCompletions:
     """Fused Hit@1 and valid-plan count of one greedy completion per question."""
     hits = valid = 0
     for question, text in zip(questions, completions, strict=True):
@@ -59,8 +60,12 @@ def score_completions(scorer: PlanScorer, questions: Sequence[SelectionQuestion]
     return ScoredCompletions(hits, valid, len(questions))
 
 
-def greedy_completions(model: Any, tokenizer: PreTrainedTokenizerBase, prompts: Sequence[Sequence[Mapping[str, str]]],
-                       max_new_tokens: int = 256) -> list[str]:
+def greedy_completions(
+    model: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[Sequence[Mapping[str, str]]],
+    max_new_tokens: int = 256,
+) -> list[str]:
     """One greedy answer per chat prompt (transformers' generate, one prompt at a time: no padding effects)."""
     import torch
 
@@ -69,13 +74,18 @@ def greedy_completions(model: Any, tokenizer: PreTrainedTokenizerBase, prompts: 
     model.eval()
     try:
         for messages in prompts:
-            text = tokenizer.apply_chat_template([dict(m) for m in messages], tokenize=False,
-                                                 add_generation_prompt=True)
+            text = tokenizer.apply_chat_template(
+                [dict(m) for m in messages], tokenize=False, add_generation_prompt=True
+            )
             inputs = tokenizer(text, return_tensors="pt").to(model.device)
             with torch.no_grad():
-                output = model.generate(**inputs, do_sample=False, max_new_tokens=max_new_tokens,
-                                        pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
-            found.append(str(tokenizer.decode(output[0][inputs["input_ids"].shape[1]:], skip_special_tokens=True)))
+                output = model.generate(
+                    **inputs,
+                    do_sample=False,
+                    max_new_tokens=max_new_tokens,
+                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                )
+            found.append(str(tokenizer.decode(output[0][inputs["input_ids"].shape[1] :], skip_special_tokens=True)))
     finally:
         model.train(was_training)
     return found
@@ -145,5 +155,12 @@ def selection_history(selector: CheckpointSelector | None) -> list[dict[str, flo
     if selector is None:
         return None
     best = selector.best.step if selector.best is not None else None
-    return [{"step": p.step, "fused_hit_at_1": p.fused_hit_at_1, "valid_plans": p.valid_plans,
-             "kept": float(p.step == best)} for p in selector.history]
+    return [
+        {
+            "step": p.step,
+            "fused_hit_at_1": p.fused_hit_at_1,
+            "valid_plans": p.valid_plans,
+            "kept": float(p.step == best),
+        }
+        for p in selector.history
+    ]

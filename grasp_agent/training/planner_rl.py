@@ -55,8 +55,15 @@ def choose_rft_plan(samples: Sequence[tuple[str, float]]) -> str | None:
     return chosen
 
 
-def sample_completions(model: Any, tokenizer: PreTrainedTokenizerBase, messages: Sequence[Mapping[str, str]],
-                       count: int, temperature: float = 1.0, max_new_tokens: int = 512, seed: int = 0) -> list[str]:
+def sample_completions(
+    model: Any,
+    tokenizer: PreTrainedTokenizerBase,
+    messages: Sequence[Mapping[str, str]],
+    count: int,
+    temperature: float = 1.0,
+    max_new_tokens: int = 512,
+    seed: int = 0,
+) -> list[str]:
     """`count` sampled answers to one chat prompt (transformers' generate; a GPU run can use vLLM instead)."""
     import torch
 
@@ -66,21 +73,34 @@ def sample_completions(model: Any, tokenizer: PreTrainedTokenizerBase, messages:
     torch.manual_seed(seed)
     generate: Any = model.generate  # typed loosely by transformers
     with torch.no_grad():
-        output = generate(**inputs, do_sample=True, temperature=temperature, top_p=1.0,
-                                max_new_tokens=max_new_tokens, num_return_sequences=count,
-                                pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
+        output = generate(
+            **inputs,
+            do_sample=True,
+            temperature=temperature,
+            top_p=1.0,
+            max_new_tokens=max_new_tokens,
+            num_return_sequences=count,
+            pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+        )
     start = inputs["input_ids"].shape[1]
     return [str(tokenizer.decode(row[start:], skip_special_tokens=True)) for row in output]
 
 
-def rft_records(records: Sequence[dict[str, Any]], samples: Mapping[str, Sequence[tuple[str, float]]]) -> list[dict[str, Any]]:
+def rft_records(
+    records: Sequence[dict[str, Any]], samples: Mapping[str, Sequence[tuple[str, float]]]
+) -> list[dict[str, Any]]:
     """The SFT records plus, per question, its best positive-reward sample as one more example."""
     extra = []
     for record in records:
         chosen = choose_rft_plan(samples.get(record["id"], ()))
         if chosen is not None:
-            extra.append({**record, "completion": [{"role": "assistant", "content": chosen}],
-                          "provenance": {"teacher": "rft-sample"}})
+            extra.append(
+                {
+                    **record,
+                    "completion": [{"role": "assistant", "content": chosen}],
+                    "provenance": {"teacher": "rft-sample"},
+                }
+            )
     return [*records, *extra]
 
 
@@ -96,8 +116,9 @@ class PlanReward:
         self._queries = queries
         self.given: list[float] = []
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], query_id: Sequence[str],
-                 **_: Any) -> list[float | None]:
+    def __call__(
+        self, prompts: Sequence[Any], completions: Sequence[Any], query_id: Sequence[str], **_: Any
+    ) -> list[float | None]:
         rewards: list[float | None] = []
         for completion, question_id in zip(completions, query_id, strict=True):
             text = completion[-1]["content"] if isinstance(completion, list) else str(completion)
@@ -143,8 +164,14 @@ class GrpoReport:
 TIE_TOLERANCE = 1e-6
 # Per-completion tensors of trl's generation batch and their padding side (prompts are left-padded).
 _LEFT_PADDED = ("prompt_ids", "prompt_mask")
-_RIGHT_PADDED = ("completion_ids", "completion_mask", "old_per_token_logps", "ref_per_token_logps",
-                 "sampling_per_token_logps", "tool_mask")
+_RIGHT_PADDED = (
+    "completion_ids",
+    "completion_mask",
+    "old_per_token_logps",
+    "ref_per_token_logps",
+    "sampling_per_token_logps",
+    "tool_mask",
+)
 _PER_ROW = ("advantages",)
 
 
@@ -164,8 +191,9 @@ def _pad_to(tensor: Any, width: int, left: bool, value: float) -> Any:
     return functional.pad(tensor, (missing, 0) if left else (0, missing), value=value)
 
 
-def replace_groups(batch: Mapping[str, Any], retry: Mapping[str, Any], groups: Sequence[int], group_size: int,
-                   pad_token_id: int) -> dict[str, Any]:
+def replace_groups(
+    batch: Mapping[str, Any], retry: Mapping[str, Any], groups: Sequence[int], group_size: int, pad_token_id: int
+) -> dict[str, Any]:
     """`batch` with the listed groups' rows taken from `retry` (a new generation for the same prompts, same
     order); both are trl generation batches, re-padded to a common width. Keys this does not know (images,
     importance ratios) make it refuse rather than mix rows wrongly."""
@@ -178,7 +206,7 @@ def replace_groups(batch: Mapping[str, Any], retry: Mapping[str, Any], groups: S
     merged: dict[str, Any] = {}
     rows = torch.zeros(batch["advantages"].shape[0], dtype=torch.bool)
     for group in groups:
-        rows[group * group_size:(group + 1) * group_size] = True
+        rows[group * group_size : (group + 1) * group_size] = True
     for key, value in batch.items():
         if key == "num_items_in_batch" or value is None:
             continue
@@ -216,15 +244,24 @@ def tie_resampling_trainer(base: type, resample_ties: int) -> type:
             for _ in range(resample_ties):
                 if not waiting:
                     break
-                retry_inputs = [row for group in waiting for row in inputs[group * size:(group + 1) * size]]
+                retry_inputs = [row for group in waiting for row in inputs[group * size : (group + 1) * size]]
                 retry = super()._generate_and_score_completions(retry_inputs)
                 still = set(tied_groups(retry["advantages"], size))
                 broken = [(slot, group) for slot, group in enumerate(waiting) if slot not in still]
                 if broken:
-                    batch = replace_groups(batch, _spread(retry, [slot for slot, _ in broken],
-                                                          [group for _, group in broken], size,
-                                                          batch["advantages"].shape[0]),
-                                           [group for _, group in broken], size, self.processing_class.pad_token_id)
+                    batch = replace_groups(
+                        batch,
+                        _spread(
+                            retry,
+                            [slot for slot, _ in broken],
+                            [group for _, group in broken],
+                            size,
+                            batch["advantages"].shape[0],
+                        ),
+                        [group for _, group in broken],
+                        size,
+                        self.processing_class.pad_token_id,
+                    )
                     self.resampled += len(broken)
                 waiting = [group for slot, group in enumerate(waiting) if slot in still]
             return batch
@@ -232,8 +269,9 @@ def tie_resampling_trainer(base: type, resample_ties: int) -> type:
     return TieResamplingGRPOTrainer
 
 
-def _spread(retry: Mapping[str, Any], slots: Sequence[int], groups: Sequence[int], size: int,
-            rows: int) -> dict[str, Any]:
+def _spread(
+    retry: Mapping[str, Any], slots: Sequence[int], groups: Sequence[int], size: int, rows: int
+) -> dict[str, Any]:
     """The retry batch (one group per retried prompt) laid out at its groups' places in a batch of `rows` rows,
     so `replace_groups` can take rows by position; rows of other groups are zeros and never taken."""
     import torch
@@ -244,14 +282,20 @@ def _spread(retry: Mapping[str, Any], slots: Sequence[int], groups: Sequence[int
             continue
         out = torch.zeros((rows, *value.shape[1:]), dtype=value.dtype, device=value.device)
         for slot, group in zip(slots, groups, strict=True):
-            out[group * size:(group + 1) * size] = value[slot * size:(slot + 1) * size]
+            out[group * size : (group + 1) * size] = value[slot * size : (slot + 1) * size]
         spread[key] = out
     return spread
 
 
-def train_grpo(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, records: Sequence[dict[str, Any]],
-               reward: Callable[..., list[float | None]], out_dir: Path, options: GrpoOptions | None = None,
-               selection: CheckpointSelector | None = None) -> GrpoReport:
+def train_grpo(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    records: Sequence[dict[str, Any]],
+    reward: Callable[..., list[float | None]],
+    out_dir: Path,
+    options: GrpoOptions | None = None,
+    selection: CheckpointSelector | None = None,
+) -> GrpoReport:
     """GRPO with a new LoRA on `model` (the merged RFT student); prompts are the records' prompts, each with its
     `query_id` for the reward. Saves the adapter under `out_dir/adapter`: with a `selection`, the checkpoint
     with the best validation fused Hit@1 (the start included), else the last."""
@@ -269,20 +313,40 @@ def train_grpo(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, recor
         tokenizer.pad_token = tokenizer.eos_token
     dataset = Dataset.from_list([{"prompt": r["prompt"], "query_id": r["id"]} for r in records])
     config = GRPOConfig(
-        output_dir=str(out_dir), max_steps=options.max_steps, learning_rate=options.learning_rate,
-        beta=options.beta, num_generations=options.num_generations, temperature=options.temperature,
-        max_completion_length=options.max_completion_length, scale_rewards="none",
-        per_device_train_batch_size=options.batch_size, gradient_accumulation_steps=options.gradient_accumulation,
-        logging_steps=1, save_strategy="steps", save_steps=options.save_steps, save_total_limit=2, report_to=[],
+        output_dir=str(out_dir),
+        max_steps=options.max_steps,
+        learning_rate=options.learning_rate,
+        beta=options.beta,
+        num_generations=options.num_generations,
+        temperature=options.temperature,
+        max_completion_length=options.max_completion_length,
+        scale_rewards="none",
+        per_device_train_batch_size=options.batch_size,
+        gradient_accumulation_steps=options.gradient_accumulation,
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=options.save_steps,
+        save_total_limit=2,
+        report_to=[],
         gradient_checkpointing=options.gradient_checkpointing,
-        use_cpu=device == "cpu", seed=options.seed, bf16=device == "cuda" and _bf16_ok(),
-        dataloader_num_workers=0)
-    lora = LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, target_modules="all-linear",
-                      task_type="CAUSAL_LM")
+        use_cpu=device == "cpu",
+        seed=options.seed,
+        bf16=device == "cuda" and _bf16_ok(),
+        dataloader_num_workers=0,
+    )
+    lora = LoraConfig(
+        r=options.lora_r, lora_alpha=options.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM"
+    )
     trainer_class = tie_resampling_trainer(GRPOTrainer, options.resample_ties)
-    trainer = trainer_class(model=model, reward_funcs=[reward], args=config, train_dataset=dataset,
-                            processing_class=tokenizer, peft_config=lora,
-                            callbacks=[selection.callback()] if selection is not None else None)
+    trainer = trainer_class(
+        model=model,
+        reward_funcs=[reward],
+        args=config,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=lora,
+        callbacks=[selection.callback()] if selection is not None else None,
+    )
     start = time.perf_counter()
     resume = any(out_dir.glob("checkpoint-*"))
     trainer.train(resume_from_checkpoint=True if resume else None)
@@ -293,11 +357,18 @@ def train_grpo(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, recor
     if selection is not None:
         finish_selection(selection, trainer.model, trainer.state.global_step, adapter)
     rewards = [entry["reward"] for entry in trainer.state.log_history if "reward" in entry]
-    report = GrpoReport(prompts=len(records), steps=trainer.state.global_step, minutes=minutes,
-                        peak_rss_mib=peak_rss_mib(),
-                        mean_reward_first=rewards[0] if rewards else None,
-                        mean_reward_last=rewards[-1] if rewards else None, device=device, options=asdict(options),
-                        tied_groups=trainer.tied, resampled_groups=trainer.resampled,
-                        selection=selection_history(selection))
+    report = GrpoReport(
+        prompts=len(records),
+        steps=trainer.state.global_step,
+        minutes=minutes,
+        peak_rss_mib=peak_rss_mib(),
+        mean_reward_first=rewards[0] if rewards else None,
+        mean_reward_last=rewards[-1] if rewards else None,
+        device=device,
+        options=asdict(options),
+        tied_groups=trainer.tied,
+        resampled_groups=trainer.resampled,
+        selection=selection_history(selection),
+    )
     (out_dir / GRPO_REPORT_FILE).write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     return report

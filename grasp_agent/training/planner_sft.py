@@ -116,8 +116,10 @@ def dequantised_folder(gguf: Path, folder: Path) -> Path:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     except (ImportError, ValueError, OSError) as error:
-        raise GraspError(f"cannot load {gguf} for training (transformers reads GGUF with the `gguf` package of the "
-                         f"[train] extra): {error}") from error
+        raise GraspError(
+            f"cannot load {gguf} for training (transformers reads GGUF with the `gguf` package of the "
+            f"[train] extra): {error}"
+        ) from error
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.hf_quantizer = None  # type: ignore[assignment]
@@ -137,9 +139,14 @@ def sft_dataset(records: Sequence[dict[str, Any]]) -> Any:
     return Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]} for r in records])
 
 
-def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, records: Sequence[dict[str, Any]],
-              out_dir: Path, options: SftOptions | None = None,
-              selection: CheckpointSelector | None = None) -> SftReport:
+def train_sft(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    records: Sequence[dict[str, Any]],
+    out_dir: Path,
+    options: SftOptions | None = None,
+    selection: CheckpointSelector | None = None,
+) -> SftReport:
     """LoRA SFT; saves the adapter (and tokenizer) under `out_dir/adapter` and a report beside it. With a
     `selection`, the adapter is the checkpoint with the best validation fused Hit@1, else the last."""
     require_training_extra()
@@ -154,21 +161,45 @@ def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, record
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     config = SFTConfig(
-        output_dir=str(out_dir), num_train_epochs=options.epochs, max_steps=options.max_steps,
-        learning_rate=options.learning_rate, lr_scheduler_type="cosine", warmup_steps=options.warmup_ratio,
-        per_device_train_batch_size=options.batch_size, gradient_accumulation_steps=options.gradient_accumulation,
-        max_length=options.max_length, completion_only_loss=True, logging_steps=options.logging_steps,
+        output_dir=str(out_dir),
+        num_train_epochs=options.epochs,
+        max_steps=options.max_steps,
+        learning_rate=options.learning_rate,
+        lr_scheduler_type="cosine",
+        warmup_steps=options.warmup_ratio,
+        per_device_train_batch_size=options.batch_size,
+        gradient_accumulation_steps=options.gradient_accumulation,
+        max_length=options.max_length,
+        completion_only_loss=True,
+        logging_steps=options.logging_steps,
         gradient_checkpointing=options.gradient_checkpointing,
-        save_strategy="steps", save_steps=options.save_steps, save_total_limit=2, report_to=[],
-        use_cpu=device == "cpu", seed=options.seed, dataloader_num_workers=0,
-        bf16=device == "cuda" and _bf16_ok(), disable_tqdm=False)
-    lora = LoraConfig(r=options.lora_r, lora_alpha=options.lora_alpha, lora_dropout=options.lora_dropout,
-                      target_modules="all-linear", task_type="CAUSAL_LM")
+        save_strategy="steps",
+        save_steps=options.save_steps,
+        save_total_limit=2,
+        report_to=[],
+        use_cpu=device == "cpu",
+        seed=options.seed,
+        dataloader_num_workers=0,
+        bf16=device == "cuda" and _bf16_ok(),
+        disable_tqdm=False,
+    )
+    lora = LoraConfig(
+        r=options.lora_r,
+        lora_alpha=options.lora_alpha,
+        lora_dropout=options.lora_dropout,
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
     # A model that already carries a trainable adapter (RFT continuing the SFT adapter) keeps training it.
     has_adapter = hasattr(model, "peft_config")
-    trainer = SFTTrainer(model=model, args=config, train_dataset=sft_dataset(records), processing_class=tokenizer,
-                         peft_config=None if has_adapter else lora,
-                         callbacks=[selection.callback()] if selection is not None else None)
+    trainer = SFTTrainer(
+        model=model,
+        args=config,
+        train_dataset=sft_dataset(records),
+        processing_class=tokenizer,
+        peft_config=None if has_adapter else lora,
+        callbacks=[selection.callback()] if selection is not None else None,
+    )
     start = time.perf_counter()
     resume = any(out_dir.glob("checkpoint-*"))
     result = trainer.train(resume_from_checkpoint=True if resume else None)
@@ -181,12 +212,20 @@ def train_sft(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, record
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     trained_model: Any = trainer.model
     trainable = sum(int(p.numel()) for p in trained_model.parameters() if p.requires_grad)
-    report = SftReport(examples=len(records), steps=trainer.state.global_step, epochs=float(trainer.state.epoch or 0),
-                       train_loss=float(result.training_loss), first_loss=losses[0] if losses else None,
-                       last_loss=losses[-1] if losses else None, minutes=minutes,
-                       peak_rss_mib=peak_rss_mib(), device=device,
-                       trainable_parameters=int(trainable), options=asdict(options),
-                       selection=selection_history(selection))
+    report = SftReport(
+        examples=len(records),
+        steps=trainer.state.global_step,
+        epochs=float(trainer.state.epoch or 0),
+        train_loss=float(result.training_loss),
+        first_loss=losses[0] if losses else None,
+        last_loss=losses[-1] if losses else None,
+        minutes=minutes,
+        peak_rss_mib=peak_rss_mib(),
+        device=device,
+        trainable_parameters=int(trainable),
+        options=asdict(options),
+        selection=selection_history(selection),
+    )
     (out_dir / REPORT_FILE).write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     return report
 

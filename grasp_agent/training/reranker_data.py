@@ -64,8 +64,9 @@ class DataSummary:
     negatives: int
 
 
-def question_candidates(state: PipelineState, gold: Iterable[str], *, pool: int = POOL,
-                        negatives: int = HARD_NEGATIVES) -> tuple[list[Candidate], list[Candidate]] | None:
+def question_candidates(
+    state: PipelineState, gold: Iterable[str], *, pool: int = POOL, negatives: int = HARD_NEGATIVES
+) -> tuple[list[Candidate], list[Candidate]] | None:
     """(positives, hard negatives) of one pipeline run, or None when it has no fused ranking or documents."""
     final = state.get("final")
     if final is None or not final.ids:
@@ -86,16 +87,23 @@ def question_candidates(state: PipelineState, gold: Iterable[str], *, pool: int 
     return positives, wrong
 
 
-def build_rerank_data(runner: PipelineRunner, questions: Sequence[EvalQuery], *,
-                      planner: PlannerName | None = None, pool: int = POOL, negatives: int = HARD_NEGATIVES,
-                      progress: bool = False) -> tuple[list[RerankQuestion], DataSummary]:
+def build_rerank_data(
+    runner: PipelineRunner,
+    questions: Sequence[EvalQuery],
+    *,
+    planner: PlannerName | None = None,
+    pool: int = POOL,
+    negatives: int = HARD_NEGATIVES,
+    progress: bool = False,
+) -> tuple[list[RerankQuestion], DataSummary]:
     """Runs every question (fused order, no reranking) and keeps those with a positive in the pool."""
     options = SearchOptions(k=pool, rerank=False, planner=planner, with_cypher=False)
     kept: list[RerankQuestion] = []
     no_positive = no_negative = failed = 0
     for question in tqdm(questions, desc="reranker data", unit="question", disable=not progress):
-        found = question_candidates(runner.run(question.text, options), question.answer_ids, pool=pool,
-                                    negatives=negatives)
+        found = question_candidates(
+            runner.run(question.text, options), question.answer_ids, pool=pool, negatives=negatives
+        )
         if found is None:
             failed += 1
             continue
@@ -107,8 +115,15 @@ def build_rerank_data(runner: PipelineRunner, questions: Sequence[EvalQuery], *,
             no_negative += 1
             continue
         kept.append(RerankQuestion(question.text, question.split, question.template, tuple(positives), tuple(wrong)))
-    summary = DataSummary(len(questions), len(kept), no_positive, no_negative, failed,
-                          sum(len(item.positives) for item in kept), sum(len(item.negatives) for item in kept))
+    summary = DataSummary(
+        len(questions),
+        len(kept),
+        no_positive,
+        no_negative,
+        failed,
+        sum(len(item.positives) for item in kept),
+        sum(len(item.negatives) for item in kept),
+    )
     return kept, summary
 
 
@@ -145,9 +160,15 @@ def read_rerank_data(path: Path) -> list[RerankQuestion]:
                 question = str(raw["question"])
             except (ValueError, KeyError, TypeError) as exc:
                 raise RerankDataError(f"{where}: not a reranker data line ({exc})") from exc
-            data.append(RerankQuestion(question, raw.get("split"), raw.get("template"),
-                                       _candidates(raw.get("positives"), where),
-                                       _candidates(raw.get("negatives"), where)))
+            data.append(
+                RerankQuestion(
+                    question,
+                    raw.get("split"),
+                    raw.get("template"),
+                    _candidates(raw.get("positives"), where),
+                    _candidates(raw.get("negatives"), where),
+                )
+            )
     return data
 
 
@@ -159,8 +180,9 @@ class ListwiseGroup:
     documents: tuple[str, ...]
 
 
-def listwise_groups(data: Sequence[RerankQuestion], rng: random.Random, *, group_size: int = GROUP_SIZE,
-                    max_positives: int = 2) -> Iterator[ListwiseGroup]:
+def listwise_groups(
+    data: Sequence[RerankQuestion], rng: random.Random, *, group_size: int = GROUP_SIZE, max_positives: int = 2
+) -> Iterator[ListwiseGroup]:
     """One group per positive (at most `max_positives` per question, drawn afresh each call, so questions with
     many answers do not dominate), its negatives drawn afresh from the question's hard negatives; other
     positives never serve as negatives. Groups come in a shuffled order."""
@@ -175,6 +197,18 @@ def listwise_groups(data: Sequence[RerankQuestion], rng: random.Random, *, group
     yield from groups
 
 
-__all__ = ["GROUP_SIZE", "HARD_NEGATIVES", "POOL", "Candidate", "DataSummary", "ListwiseGroup", "RerankDataError",
-           "RerankQuestion", "build_rerank_data", "listwise_groups", "question_candidates", "read_rerank_data",
-           "write_rerank_data"]
+__all__ = [
+    "GROUP_SIZE",
+    "HARD_NEGATIVES",
+    "POOL",
+    "Candidate",
+    "DataSummary",
+    "ListwiseGroup",
+    "RerankDataError",
+    "RerankQuestion",
+    "build_rerank_data",
+    "listwise_groups",
+    "question_candidates",
+    "read_rerank_data",
+    "write_rerank_data",
+]

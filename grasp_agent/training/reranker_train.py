@@ -39,9 +39,14 @@ from grasp_agent.rerank.listwise import (
 from grasp_agent.training.reranker_data import GROUP_SIZE, RerankDataError, RerankQuestion, listwise_groups
 
 # Where each adapter factor sits in transformers' BertLayer.
-_MODULES: dict[str, LinearName] = {"attention.self.query": "query", "attention.self.key": "key",
-                                   "attention.self.value": "value", "attention.output.dense": "attn_out",
-                                   "intermediate.dense": "up", "output.dense": "down"}
+_MODULES: dict[str, LinearName] = {
+    "attention.self.query": "query",
+    "attention.self.key": "key",
+    "attention.self.value": "value",
+    "attention.output.dense": "attn_out",
+    "intermediate.dense": "up",
+    "output.dense": "down",
+}
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,9 @@ class RerankTrainReport:
 
 def _imports() -> tuple[Any, Any, Any]:
     need, hint = "reranker training needs torch, transformers and peft", "pip install 'grasp-agent[train]'"
-    peft, torch, transformers = (require(name, need=need, hint=hint, error_type=RerankDataError)
-                                 for name in ("peft", "torch", "transformers"))
+    peft, torch, transformers = (
+        require(name, need=need, hint=hint, error_type=RerankDataError) for name in ("peft", "torch", "transformers")
+    )
     return torch, transformers, peft
 
 
@@ -98,10 +104,10 @@ class _Scorer:
         torch, transformers, peft = _imports()
         self.torch = torch
         torch.manual_seed(config.seed)
-        base = transformers.BertModel.from_pretrained(str(model_dir), add_pooling_layer=False,
-                                                      local_files_only=True)
-        lora = peft.LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0,
-                               target_modules=["query", "key", "value", "dense"])
+        base = transformers.BertModel.from_pretrained(str(model_dir), add_pooling_layer=False, local_files_only=True)
+        lora = peft.LoraConfig(
+            r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=["query", "key", "value", "dense"]
+        )
         self.model = peft.get_peft_model(base, lora).to(config.device)
         hidden = base.config.hidden_size
         self.head = torch.nn.Linear(hidden, 1).to(config.device)
@@ -112,8 +118,10 @@ class _Scorer:
     def parameter_groups(self, learning_rate: float) -> list[dict[str, Any]]:
         """LoRA factors at the learning rate; the head 10x faster: it reads unit vectors, so scores sharp enough
         for a 24-way softmax need a weight norm in the tens."""
-        return [{"params": [p for p in self.model.parameters() if p.requires_grad], "lr": learning_rate},
-                {"params": list(self.head.parameters()), "lr": 10 * learning_rate}]
+        return [
+            {"params": [p for p in self.model.parameters() if p.requires_grad], "lr": learning_rate},
+            {"params": list(self.head.parameters()), "lr": 10 * learning_rate},
+        ]
 
     def scores(self, ids: Sequence[np.ndarray]) -> Any:
         torch = self.torch
@@ -121,11 +129,12 @@ class _Scorer:
         batch = torch.zeros((len(ids), longest), dtype=torch.long)
         mask = torch.zeros((len(ids), longest), dtype=torch.long)
         for index, row in enumerate(ids):
-            batch[index, :len(row)] = torch.from_numpy(row)
-            mask[index, :len(row)] = 1
+            batch[index, : len(row)] = torch.from_numpy(row)
+            mask[index, : len(row)] = 1
         batch, mask = batch.to(self.device), mask.to(self.device)
-        hidden = self.model(input_ids=batch, attention_mask=mask,
-                            token_type_ids=torch.zeros_like(batch)).last_hidden_state
+        hidden = self.model(
+            input_ids=batch, attention_mask=mask, token_type_ids=torch.zeros_like(batch)
+        ).last_hidden_state
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1)
         # Unit length, as the sentence encoder outputs, so the merged weights run on the embedder's ONNX graph.
@@ -138,17 +147,22 @@ class _Scorer:
                 continue
             parts = name.split(".")
             layer_index = parts.index("layer") + 1
-            suffix = ".".join(parts[layer_index + 1:])
+            suffix = ".".join(parts[layer_index + 1 :])
             if suffix not in _MODULES:
                 continue
             factors[(int(parts[layer_index]), _MODULES[suffix])] = LoraFactors(
                 module.lora_A["default"].weight.detach().float().cpu().numpy(),
-                module.lora_B["default"].weight.detach().float().cpu().numpy())
+                module.lora_B["default"].weight.detach().float().cpu().numpy(),
+            )
         missing = {linear for linear in LINEAR_NAMES} - {linear for _, linear in factors}
         if missing:
             raise RerankDataError(f"LoRA did not wrap {sorted(missing)}; the transformers BertLayer names changed?")
-        return ListwiseAdapter(manifest, factors, self.head.weight.detach().float().cpu().numpy().reshape(-1),
-                               float(self.head.bias.detach().float().cpu().item()))
+        return ListwiseAdapter(
+            manifest,
+            factors,
+            self.head.weight.detach().float().cpu().numpy().reshape(-1),
+            float(self.head.bias.detach().float().cpu().item()),
+        )
 
 
 def _ranking_metrics(scored: Sequence[tuple[list[float], list[bool]]]) -> tuple[float, float]:
@@ -169,8 +183,12 @@ def fused_metrics(valid: Sequence[RerankQuestion]) -> tuple[float, float]:
     scored = []
     for item in valid:
         candidates = [*item.positives, *item.negatives]
-        scored.append(([-float(candidate.fused_rank) for candidate in candidates],
-                       [index < len(item.positives) for index in range(len(candidates))]))
+        scored.append(
+            (
+                [-float(candidate.fused_rank) for candidate in candidates],
+                [index < len(item.positives) for index in range(len(candidates))],
+            )
+        )
     return _ranking_metrics(scored)
 
 
@@ -182,9 +200,16 @@ def _lr_factor(step: int, total: int, warmup: int) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
-def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuestion], model_dir: Path,
-                   out_dir: Path, skb: str, base_model: str, config: RerankTrainConfig | None = None,
-                   progress: Callable[[str], None] | None = None) -> RerankTrainReport:
+def train_reranker(
+    train: Sequence[RerankQuestion],
+    valid: Sequence[RerankQuestion],
+    model_dir: Path,
+    out_dir: Path,
+    skb: str,
+    base_model: str,
+    config: RerankTrainConfig | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RerankTrainReport:
     """Trains, keeps the epoch with the best valid Hit@1 (ties: lower loss comes first, i.e. earlier epoch),
     and writes the adapter folder `out_dir`. Returns what it measured."""
     config = config or RerankTrainConfig()
@@ -206,9 +231,15 @@ def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuesti
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: _lr_factor(step, total_steps, warmup))
     fused_hit1, fused_mrr = fused_metrics(valid)
     report = RerankTrainReport(len(train), len(valid), fused_hit1, fused_mrr)
-    manifest = ListwiseManifest(base_model=base_model, base_weights_sha256=sha256_of(encoder.spec.weights_path),
-                                rank=config.rank, alpha=config.alpha, max_tokens=config.max_tokens,
-                                max_query_tokens=config.max_query_tokens, skb=skb)
+    manifest = ListwiseManifest(
+        base_model=base_model,
+        base_weights_sha256=sha256_of(encoder.spec.weights_path),
+        rank=config.rank,
+        alpha=config.alpha,
+        max_tokens=config.max_tokens,
+        max_query_tokens=config.max_query_tokens,
+        skb=skb,
+    )
     best_hit1 = -1.0
     target = torch.zeros(1, dtype=torch.long, device=config.device)  # the positive is each group's first
     for epoch in range(1, config.epochs + 1):
@@ -226,14 +257,16 @@ def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuesti
             scheduler.step()
             losses.append(float(loss.item()))
             if progress is not None and len(losses) % 25 == 0:
-                progress(f"epoch {epoch}: {len(losses)}/{groups_per_epoch} groups, "
-                         f"loss {np.mean(losses[-25:]):.3f}")
+                progress(f"epoch {epoch}: {len(losses)}/{groups_per_epoch} groups, loss {np.mean(losses[-25:]):.3f}")
         hit1, mrr = _valid_metrics(scorer, tokenizer, valid, config)
-        report.epochs.append(EpochReport(epoch, len(losses), float(np.mean(losses)), hit1, mrr,
-                                         time.perf_counter() - start))
+        report.epochs.append(
+            EpochReport(epoch, len(losses), float(np.mean(losses)), hit1, mrr, time.perf_counter() - start)
+        )
         if progress is not None:
-            progress(f"epoch {epoch}: loss {np.mean(losses):.3f}, valid Hit@1 {hit1:.3f} MRR {mrr:.3f} "
-                     f"(fused {fused_hit1:.3f} / {fused_mrr:.3f})")
+            progress(
+                f"epoch {epoch}: loss {np.mean(losses):.3f}, valid Hit@1 {hit1:.3f} MRR {mrr:.3f} "
+                f"(fused {fused_hit1:.3f} / {fused_mrr:.3f})"
+            )
         if hit1 > best_hit1:
             best_hit1 = hit1
             report.best_epoch = epoch
@@ -247,16 +280,18 @@ def train_reranker(train: Sequence[RerankQuestion], valid: Sequence[RerankQuesti
     return report
 
 
-def _valid_metrics(scorer: _Scorer, tokenizer: TextTokenizer, valid: Sequence[RerankQuestion],
-                   config: RerankTrainConfig) -> tuple[float, float]:
+def _valid_metrics(
+    scorer: _Scorer, tokenizer: TextTokenizer, valid: Sequence[RerankQuestion], config: RerankTrainConfig
+) -> tuple[float, float]:
     torch = scorer.torch
     scorer.model.eval()
     scored = []
     with torch.no_grad():
         for item in valid:
             candidates = [*item.positives, *item.negatives]
-            ids = tokenizer.encode_pairs(item.question, [c.text for c in candidates], config.max_tokens,
-                                         config.max_query_tokens)
+            ids = tokenizer.encode_pairs(
+                item.question, [c.text for c in candidates], config.max_tokens, config.max_query_tokens
+            )
             scores = [float(value) for value in scorer.scores(ids).cpu()]
             scored.append((scores, [index < len(item.positives) for index in range(len(candidates))]))
     scorer.model.train()

@@ -56,13 +56,19 @@ class TeacherExample:
 
     def to_record(self) -> dict[str, Any]:
         """trl's conversational prompt-completion format, plus our fields."""
-        return {"id": self.query_id, "question": self.question, "split": self.split, "prompt": self.messages,
-                "completion": [{"role": "assistant", "content": self.plan.to_json()}],
-                "provenance": asdict(self.provenance)}
+        return {
+            "id": self.query_id,
+            "question": self.question,
+            "split": self.split,
+            "prompt": self.messages,
+            "completion": [{"role": "assistant", "content": self.plan.to_json()}],
+            "provenance": asdict(self.provenance),
+        }
 
 
-def candidate_plans(question: str, table: EntityTable, heuristic: HeuristicPlanner, schema_routes: SchemaRoutes,
-                    own: Sequence[MetaPath]) -> list[tuple[Plan, str, str | None]]:
+def candidate_plans(
+    question: str, table: EntityTable, heuristic: HeuristicPlanner, schema_routes: SchemaRoutes, own: Sequence[MetaPath]
+) -> list[tuple[Plan, str, str | None]]:
     """(plan, teacher, meta-path signature): one per own meta-path, then the heuristic's; distinct plans."""
     found: dict[str, tuple[Plan, str, str | None]] = {}
     for meta_path in own[:MAX_OWN_META_PATHS]:
@@ -78,8 +84,10 @@ def candidate_plans(question: str, table: EntityTable, heuristic: HeuristicPlann
 def student_prompt(branch: GraphBranch, question: str, table: EntityTable | None = None) -> list[dict[str, str]]:
     """The student prompt for `question` with the entity table a served student sees (span finder + linking)."""
     table = table if table is not None else branch.link(branch.extract(question, []))
-    return [{"role": str(m["role"]), "content": str(m["content"])}
-            for m in student_messages(question, table, branch.context)]
+    return [
+        {"role": str(m["role"]), "content": str(m["content"])}
+        for m in student_messages(question, table, branch.context)
+    ]
 
 
 class TeacherPlans:
@@ -97,8 +105,9 @@ class TeacherPlans:
     def example(self, query: EvalQuery) -> TeacherExample | None:
         """The first candidate plan that validates and ranks a gold answer first; None when none does."""
         table = self._branch.link(self._branch.extract(query.text, []))
-        candidates = candidate_plans(query.text, table, self._heuristic, self._schema_routes,
-                                     self.own_meta_paths(query.id))
+        candidates = candidate_plans(
+            query.text, table, self._heuristic, self._schema_routes, self.own_meta_paths(query.id)
+        )
         for tried, (plan, teacher, signature) in enumerate(candidates, start=1):
             if not self._branch.procedures.validate(plan.to_json()).valid:
                 continue

@@ -85,10 +85,16 @@ def bm25_scores(branch: TextBranch, questions: Sequence[EvalQuery], k: int = 100
     return found
 
 
-def leave_template_out(questions: Sequence[EvalQuery], examples: Sequence[WeightExample],
-                       bm25: Mapping[str, tuple[float, float]], keys: Sequence[FieldKey], model_id: str,
-                       config: TrainConfig | None = None, prior: Mapping[FieldKey, float] | None = None,
-                       progress: Callable[[str], None] | None = None) -> LeaveTemplateOut:
+def leave_template_out(
+    questions: Sequence[EvalQuery],
+    examples: Sequence[WeightExample],
+    bm25: Mapping[str, tuple[float, float]],
+    keys: Sequence[FieldKey],
+    model_id: str,
+    config: TrainConfig | None = None,
+    prior: Mapping[FieldKey, float] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> LeaveTemplateOut:
     """The protocol on precomputed candidates (`examples[i]` belongs to `questions[i]`) and BM25 results."""
     if len(questions) != len(examples):
         raise TextBranchError(f"{len(questions)} questions but {len(examples)} candidate sets")
@@ -97,17 +103,23 @@ def leave_template_out(questions: Sequence[EvalQuery], examples: Sequence[Weight
     def of(split: str, template: str | None = None, *, only: bool = False) -> list[WeightExample]:
         """The split's examples: all, without `template`, or (`only`) of `template` alone."""
         names = ("valid", "val") if split == "valid" else (split,)
-        return [example for question, example in zip(questions, examples, strict=True)
-                if question.split in names
-                and (template is None or (question.template == template) == only)]
+        return [
+            example
+            for question, example in zip(questions, examples, strict=True)
+            if question.split in names and (template is None or (question.template == template) == only)
+        ]
 
     templates = sorted({q.template for q in questions if q.template and q.split == "test"})
     if not templates:
         raise TextBranchError("leave-template-out needs test questions with a template")
     every, _ = train_field_weights(of("train"), of("valid"), keys, model_id, config, prior)
     dimension = every.dimension
-    start = FieldWeightModel(tuple(keys), np.zeros((len(keys), dimension), np.float32),
-                             prior_bias(keys, prior) if prior else np.zeros(len(keys), np.float32), model_id)
+    start = FieldWeightModel(
+        tuple(keys),
+        np.zeros((len(keys), dimension), np.float32),
+        prior_bias(keys, prior) if prior else np.zeros(len(keys), np.float32),
+        model_id,
+    )
     rows = []
     for template in templates:
         if progress is not None:
@@ -115,7 +127,14 @@ def leave_template_out(questions: Sequence[EvalQuery], examples: Sequence[Weight
         held, _ = train_field_weights(of("train", template), of("valid", template), keys, model_id, config, prior)
         test = of("test", template, only=True)
         ids = [q.id for q in questions if q.split == "test" and q.template == template]
-        rows.append(TemplateRow(template, len(test), candidate_scores(start, test), candidate_scores(every, test),
-                                candidate_scores(held, test),
-                                RankScores.mean([bm25[i][0] for i in ids], [bm25[i][1] for i in ids])))
+        rows.append(
+            TemplateRow(
+                template,
+                len(test),
+                candidate_scores(start, test),
+                candidate_scores(every, test),
+                candidate_scores(held, test),
+                RankScores.mean([bm25[i][0] for i in ids], [bm25[i][1] for i in ids]),
+            )
+        )
     return LeaveTemplateOut(tuple(keys), tuple(rows))

@@ -1,7 +1,7 @@
 """The Gradio Blocks demo over one `Grasp`: layout, and handlers that turn pipeline events into panel updates.
 
-    with Grasp.from_config() as grasp:
-        build_app(grasp, Settings()).launch()      # or: grasp ui
+with Grasp.from_config() as grasp:
+    build_app(grasp, Settings()).launch()      # or: grasp ui
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ EXAMPLES = [
     "epileptic spasm",
 ]
 # System fonts only: the default theme loads Google Fonts, which an offline machine cannot reach.
-THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
-                          font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
+THEME = gr.themes.Default(
+    font=["ui-sans-serif", "system-ui", "sans-serif"], font_mono=["ui-monospace", "SFMono-Regular", "monospace"]
+)
 Components = dict[str, Any]
 
 
@@ -45,8 +46,10 @@ def build_app(grasp: Grasp, settings: Settings) -> gr.Blocks:
     """The demo page; `launch()` it (the CLI binds 127.0.0.1 unless told to expose it)."""
     app = gr.Blocks(title="GRASP demo", analytics_enabled=False)
     with app:
-        gr.Markdown("# GRASP: hybrid graph + text retrieval\nAsk a question about the loaded knowledge base; "
-                    "each stage of the pipeline shows here as it ends.")
+        gr.Markdown(
+            "# GRASP: hybrid graph + text retrieval\nAsk a question about the loaded knowledge base; "
+            "each stage of the pipeline shows here as it ends."
+        )
         with gr.Tab("Search", elem_id="search-tab"):
             question, run, options = _query_row(grasp, settings)
             ui = _result_panels(grasp)
@@ -76,26 +79,41 @@ def launch_options() -> dict[str, Any]:
 def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button, list[Any]]:
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label="Question", placeholder=EXAMPLES[0], lines=2, elem_id="question",
-                                  max_length=settings.max_question_chars)
+            question = gr.Textbox(
+                label="Question",
+                placeholder=EXAMPLES[0],
+                lines=2,
+                elem_id="question",
+                max_length=settings.max_question_chars,
+            )
             run = gr.Button("Search", variant="primary", elem_id="search")
             gr.Examples(examples=[[text] for text in EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2), gr.Accordion("Settings", open=True):
             planners = [name for name in ("llm", "heuristic", "pathbank") if name in grasp.parts.graph_branches]
-            missing = [why for name, why in (("llm", "llm: no LLM is configured (GRASP_LLM)"),
-                                              ("pathbank", "pathbank: no Path-Bank (grasp adapath build-bank)"))
-                       if name not in planners]
+            missing = [
+                why
+                for name, why in (
+                    ("llm", "llm: no LLM is configured (GRASP_LLM)"),
+                    ("pathbank", "pathbank: no Path-Bank (grasp adapath build-bank)"),
+                )
+                if name not in planners
+            ]
             configuration = grasp.configuration
             fusion = gr.Radio(["static", "dynamic"], value=configuration.fusion_policy.value, label="Fusion")
             has_reranker = grasp.parts.reranker is not None
             # Starts ticked only when the reranker measured a gain on valid; the info line says why.
-            rerank = gr.Checkbox(value=configuration.rerank_by_default.value, interactive=has_reranker,
-                                 label="Rerank" + ("" if has_reranker else " (no reranker configured)"),
-                                 info=f"{'On' if configuration.rerank_by_default.value else 'Off'} by default: "
-                                      f"{configuration.rerank_by_default.source}", elem_id="rerank")
+            rerank = gr.Checkbox(
+                value=configuration.rerank_by_default.value,
+                interactive=has_reranker,
+                label="Rerank" + ("" if has_reranker else " (no reranker configured)"),
+                info=f"{'On' if configuration.rerank_by_default.value else 'Off'} by default: "
+                f"{configuration.rerank_by_default.source}",
+                elem_id="rerank",
+            )
             rerank_k = gr.Slider(1, 200, value=settings.rerank_k, step=1, label="Rerank K (fused candidates read)")
-            planner = gr.Radio(planners, value=grasp.parts.default_planner, label="Planner",
-                               info="; ".join(missing) or None)
+            planner = gr.Radio(
+                planners, value=grasp.parts.default_planner, label="Planner", info="; ".join(missing) or None
+            )
             with gr.Accordion("Configuration in force", open=False):
                 gr.Markdown("\n".join(f"- {line}" for line in configuration.lines()), elem_id="configuration")
     return question, run, [fusion, rerank, rerank_k, planner]
@@ -114,8 +132,9 @@ def _result_panels(grasp: Grasp) -> Components:
         with gr.Column():
             gr.Markdown("**Plan graph** (anchors → hops → target)")
             ui["plan_graph"] = gr.HTML(graphs.placeholder("no search yet"), elem_id="plan-graph")
-    ui["cypher"] = gr.Code(language="sql-gql", label="Compiled Cypher", buttons=["copy"], interactive=False,
-                          elem_id="cypher")
+    ui["cypher"] = gr.Code(
+        language="sql-gql", label="Compiled Cypher", buttons=["copy"], interactive=False, elem_id="cypher"
+    )
     ui["browser"] = gr.Markdown("", elem_id="browser-link")
     ui["params"] = gr.Code(label=":param lines for Neo4j Browser", buttons=["copy"], interactive=False, lines=2)
     with gr.Row():
@@ -123,8 +142,9 @@ def _result_panels(grasp: Grasp) -> Components:
         ui["text_rank"] = gr.Dataframe(label="Text branch", interactive=False)
     with gr.Row():
         ui["fused_rank"] = gr.Dataframe(label="Fused (RRF)", interactive=False)
-        ui["final_rank"] = gr.Dataframe(label="Final ranking (click a row for its document)", interactive=False,
-                                        elem_id="final-ranking")
+        ui["final_rank"] = gr.Dataframe(
+            label="Final ranking (click a row for its document)", interactive=False, elem_id="final-ranking"
+        )
     with gr.Row():
         with gr.Column():
             gr.Markdown("**Witness path** of the selected answer (the top one first)")
@@ -135,20 +155,35 @@ def _result_panels(grasp: Grasp) -> Components:
 
 
 def _paths_tab(grasp: Grasp) -> None:
-    gr.Markdown("Paths from the entity the question names that follow the kinds of path similar training questions "
-                "needed (the Path-Bank: `grasp adapath build-bank`); the answer is read off the paths.")
+    gr.Markdown(
+        "Paths from the entity the question names that follow the kinds of path similar training questions "
+        "needed (the Path-Bank: `grasp adapath build-bank`); the answer is read off the paths."
+    )
     with gr.Row():
         with gr.Column(scale=3):
-            question = gr.Textbox(label="Question", placeholder=PATH_EXAMPLES[0], lines=2, elem_id="path-question",
-                                  max_length=grasp.parts.settings.max_question_chars)
+            question = gr.Textbox(
+                label="Question",
+                placeholder=PATH_EXAMPLES[0],
+                lines=2,
+                elem_id="path-question",
+                max_length=grasp.parts.settings.max_question_chars,
+            )
             run = gr.Button("Find paths", variant="primary", elem_id="find-paths")
             gr.Examples(examples=[[text] for text in PATH_EXAMPLES], inputs=[question], label="Examples")
         with gr.Column(scale=2):
-            meta_paths = gr.Radio(["bank", "planner", "none"], value="bank", label="Meta-paths from",
-                                  info="bank: similar training questions; planner: the GRASP plan; none: unguided")
+            meta_paths = gr.Radio(
+                ["bank", "planner", "none"],
+                value="bank",
+                label="Meta-paths from",
+                info="bank: similar training questions; planner: the GRASP plan; none: unguided",
+            )
             has_llm = grasp.path_parts.llm is not None
-            scorer = gr.Radio(["embedding", "llm"] if has_llm else ["embedding"], value="embedding",
-                              label="Frontier scorer", info=None if has_llm else "llm: no LLM is configured")
+            scorer = gr.Radio(
+                ["embedding", "llm"] if has_llm else ["embedding"],
+                value="embedding",
+                label="Frontier scorer",
+                info=None if has_llm else "llm: no LLM is configured",
+            )
     ui: Components = {"path_answer": gr.Markdown("", elem_id="path-answer")}
     ui["path_meta"] = gr.Dataframe(label="Meta-paths offered", interactive=False)
     with gr.Row():
@@ -173,8 +208,9 @@ def _about_panel(grasp: Grasp) -> None:
         gr.Dataframe(tables.relations_frame(context), label="Relations", interactive=False)
 
 
-def search_updates(grasp: Grasp, settings: Settings, text: str, fusion: str, rerank: bool, rerank_k: float,
-                   planner: str) -> Iterator[dict[str, Any]]:
+def search_updates(
+    grasp: Grasp, settings: Settings, text: str, fusion: str, rerank: bool, rerank_k: float, planner: str
+) -> Iterator[dict[str, Any]]:
     """Panel updates for one search, as its stages end. Never raises: errors become a message on the page."""
     if not (text or "").strip():
         gr.Warning("Type a question first.")
@@ -187,8 +223,12 @@ def search_updates(grasp: Grasp, settings: Settings, text: str, fusion: str, rer
         yield {"status": f"**Question not accepted:** {error}"}
         return
     try:
-        options = SearchOptions(fusion=fusion, rerank=rerank, rerank_k=int(rerank_k),  # type: ignore[arg-type]
-                                planner=planner)  # type: ignore[arg-type]
+        options = SearchOptions(
+            fusion=fusion,  # type: ignore[arg-type]
+            rerank=rerank,
+            rerank_k=int(rerank_k),
+            planner=planner,  # type: ignore[arg-type]
+        )
     except ValidationError as error:
         yield {"status": f"**Invalid settings:** {error.errors()[0]['loc']}: {error.errors()[0]['msg']}"}
         return
@@ -205,10 +245,14 @@ def search_updates(grasp: Grasp, settings: Settings, text: str, fusion: str, rer
             elif isinstance(event, SearchResult):
                 if event.failures:
                     gr.Warning("; ".join(f"{name} branch: {reason}" for name, reason in event.failures.items()))
-                yield {**panels.result_panels(event, state),
-                       "progress": tables.stage_progress(STAGES, done, running=False)}
+                yield {
+                    **panels.result_panels(event, state),
+                    "progress": tables.stage_progress(STAGES, done, running=False),
+                }
     except Exception as error:  # the page's boundary: a message, never a stack trace
         logger.warning("search failed", exc_info=True)
         gr.Warning(f"Search failed: {describe(error)}")
-        yield {"status": f"**Search failed:** {describe(error)}",
-               "progress": tables.stage_progress(STAGES, done, running=False)}
+        yield {
+            "status": f"**Search failed:** {describe(error)}",
+            "progress": tables.stage_progress(STAGES, done, running=False),
+        }

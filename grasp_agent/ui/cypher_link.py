@@ -40,8 +40,10 @@ def cypher_literal(value: Any) -> str:
         return "{" + ", ".join(f"{_key(str(k))}: {cypher_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(cypher_literal(item) for item in value) + "]"
-    raise ValueError(f"parameter value of type {type(value).__name__} has no Cypher literal; "
-                     "allowed: null, bool, int, float, str, list, map")
+    raise ValueError(
+        f"parameter value of type {type(value).__name__} has no Cypher literal; "
+        "allowed: null, bool, int, float, str, list, map"
+    )
 
 
 def _key(name: str) -> str:

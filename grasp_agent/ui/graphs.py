@@ -20,20 +20,26 @@ GRAPH_HEIGHT_PX = 320
 ROLE_COLORS = {"anchor": "#4c9be8", "hop": "#b0b0b0", "target": "#e8834c"}
 # pyvis's template links Bootstrap from a CDN whatever cdn_resources says; the graph does not need it, and a
 # page that fetches from the internet is neither offline nor private.
-_REMOTE_TAG = re.compile(r"<(?:link|script)\b[^>]*?\b(?:href|src)\s*=\s*\"https?://[^\"]*\"[^>]*>(?:\s*</script>)?",
-                         re.IGNORECASE | re.DOTALL)
+_REMOTE_TAG = re.compile(
+    r"<(?:link|script)\b[^>]*?\b(?:href|src)\s*=\s*\"https?://[^\"]*\"[^>]*>(?:\s*</script>)?",
+    re.IGNORECASE | re.DOTALL,
+)
 
 # Chromium lays out an iframe out of view before showing it; fit the drawing once shown and on every resize.
-_FIT_SCRIPT = ('<script>network.once("afterDrawing", function () { network.fit(); });'
-               ' window.addEventListener("resize", function () { network.fit(); });</script>')
+_FIT_SCRIPT = (
+    '<script>network.once("afterDrawing", function () { network.fit(); });'
+    ' window.addEventListener("resize", function () { network.fit(); });</script>'
+)
 
 
 def new_network() -> Network:
     net = Network(height=f"{GRAPH_HEIGHT_PX - 20}px", width="100%", directed=True, cdn_resources="in_line")
-    net.set_options('{"layout": {"hierarchical": {"enabled": true, "direction": "LR", "sortMethod": "directed",'
-                    ' "levelSeparation": 240}}, "physics": {"enabled": false},'
-                    ' "edges": {"font": {"size": 11, "align": "top"}, "smooth": false},'
-                    ' "nodes": {"shape": "box", "font": {"size": 13}, "widthConstraint": {"maximum": 170}}}')
+    net.set_options(
+        '{"layout": {"hierarchical": {"enabled": true, "direction": "LR", "sortMethod": "directed",'
+        ' "levelSeparation": 240}}, "physics": {"enabled": false},'
+        ' "edges": {"font": {"size": 11, "align": "top"}, "smooth": false},'
+        ' "nodes": {"shape": "box", "font": {"size": 13}, "widthConstraint": {"maximum": 170}}}'
+    )
     return net
 
 
@@ -72,8 +78,13 @@ def path_graph_html(witness: Sequence[Mapping[str, Any]]) -> str:
         for node in nodes:
             key = str(node.get("id"))
             role = "target" if node is path[-1] else ("anchor" if node is path[0] else "hop")
-            net.add_node(key, label=f"{node.get('name') or key}\n({node.get('label', '?')})", title=key,
-                         color=ROLE_COLORS[role], shape="box")
+            net.add_node(
+                key,
+                label=f"{node.get('name') or key}\n({node.get('label', '?')})",
+                title=key,
+                color=ROLE_COLORS[role],
+                shape="box",
+            )
         for left, rel, right in zip(path[0::2], path[1::2], path[2::2], strict=False):
             source, target = (left, right) if rel.get("direction", "->") == "->" else (right, left)
             net.add_edge(str(source.get("id")), str(target.get("id")), label=str(rel.get("type")), arrows="to")
@@ -82,11 +93,15 @@ def path_graph_html(witness: Sequence[Mapping[str, Any]]) -> str:
 
 def iframe(page: str, height: int = GRAPH_HEIGHT_PX, title: str = "graph") -> str:
     """`page` in a sandboxed iframe (scripts on, nothing else) for gr.HTML."""
-    return (f'<iframe title="{html.escape(title)}" sandbox="allow-scripts" srcdoc="{html.escape(page, quote=True)}" '
-            f'style="width: 100%; height: {height}px; border: 1px solid #ddd; border-radius: 6px;"></iframe>')
+    return (
+        f'<iframe title="{html.escape(title)}" sandbox="allow-scripts" srcdoc="{html.escape(page, quote=True)}" '
+        f'style="width: 100%; height: {height}px; border: 1px solid #ddd; border-radius: 6px;"></iframe>'
+    )
 
 
 def placeholder(message: str, height: int = 60) -> str:
     """What stands where a graph would be when there is none (no plan, no witness)."""
-    return (f'<div style="height: {height}px; display: flex; align-items: center; color: #777;">'
-            f'{html.escape(message)}</div>')
+    return (
+        f'<div style="height: {height}px; display: flex; align-items: center; color: #777;">'
+        f"{html.escape(message)}</div>"
+    )

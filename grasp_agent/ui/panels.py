@@ -18,10 +18,27 @@ from grasp_agent.ui import tables
 from grasp_agent.ui.cypher_link import browser_link, param_block
 from grasp_agent.ui.graphs import iframe, path_graph_html, placeholder, plan_graph_html
 
-PANELS = ("progress", "status", "entities", "plan_json", "plan_graph", "cypher", "browser", "params", "graph_rank",
-          "text_rank", "fused_rank", "final_rank", "path_graph", "document", "selection")
-PARAMS_NOTE = ("Neo4j Browser cannot take parameters from a link: paste the `:param` lines below into its editor "
-               "and run them first, then run the query the link opens.")
+PANELS = (
+    "progress",
+    "status",
+    "entities",
+    "plan_json",
+    "plan_graph",
+    "cypher",
+    "browser",
+    "params",
+    "graph_rank",
+    "text_rank",
+    "fused_rank",
+    "final_rank",
+    "path_graph",
+    "document",
+    "selection",
+)
+PARAMS_NOTE = (
+    "Neo4j Browser cannot take parameters from a link: paste the `:param` lines below into its editor "
+    "and run them first, then run the query the link opens."
+)
 
 
 @dataclass(frozen=True)
@@ -35,10 +52,23 @@ class Selection:
 def cleared(stages: Sequence[str]) -> dict[str, Any]:
     """Every panel emptied for a new search; all stages shown as running."""
     empty_graph = placeholder("waiting for the plan")
-    return {"progress": tables.stage_progress(stages, {}, running=True), "status": "Searching…",
-            "entities": None, "plan_json": None, "plan_graph": empty_graph, "cypher": "", "browser": "",
-            "params": "", "graph_rank": None, "text_rank": None, "fused_rank": None, "final_rank": None,
-            "path_graph": placeholder("waiting for the answer"), "document": "", "selection": Selection()}
+    return {
+        "progress": tables.stage_progress(stages, {}, running=True),
+        "status": "Searching…",
+        "entities": None,
+        "plan_json": None,
+        "plan_graph": empty_graph,
+        "cypher": "",
+        "browser": "",
+        "params": "",
+        "graph_rank": None,
+        "text_rank": None,
+        "fused_rank": None,
+        "final_rank": None,
+        "path_graph": placeholder("waiting for the answer"),
+        "document": "",
+        "selection": Selection(),
+    }
 
 
 def failure_lines(failures: Mapping[str, str], notes: Sequence[str] = ()) -> str:
@@ -66,25 +96,33 @@ def stage_panels(stage: str, state: Mapping[str, Any], browser_url: str) -> dict
 def plan_panels(planning: PlanningOutcome) -> dict[str, Any]:
     if planning.plan is None:
         return {"plan_json": None, "plan_graph": placeholder(f"No plan ({planning.planner}): {planning.reason}")}
-    return {"plan_json": json.loads(planning.plan.to_json()),
-            "plan_graph": iframe(plan_graph_html(planning.plan), title="plan graph")}
+    return {
+        "plan_json": json.loads(planning.plan.to_json()),
+        "plan_graph": iframe(plan_graph_html(planning.plan), title="plan graph"),
+    }
 
 
 def graph_panels(ranking: GraphRanking, browser_url: str) -> dict[str, Any]:
     panels: dict[str, Any] = {"graph_rank": tables.graph_frame(ranking)}
     if ranking.compiled is not None:
         link = browser_link(browser_url, ranking.compiled.query)
-        panels.update(cypher=ranking.compiled.query, params=param_block(ranking.compiled.params),
-                      browser=f"[Open this query in Neo4j Browser]({link})\n\n{PARAMS_NOTE}")
+        panels.update(
+            cypher=ranking.compiled.query,
+            params=param_block(ranking.compiled.params),
+            browser=f"[Open this query in Neo4j Browser]({link})\n\n{PARAMS_NOTE}",
+        )
     return panels
 
 
 def names_so_far(state: Mapping[str, Any]) -> dict[Hashable, tuple[str, str]]:
     planning = state.get("planning")
     final = state.get("final")
-    return tables.node_names(state.get("entity_table"), state.get("graph_ranking"),
-                             planning.plan.target.type if planning is not None and planning.plan is not None else None,
-                             final.documents if final is not None else None)
+    return tables.node_names(
+        state.get("entity_table"),
+        state.get("graph_ranking"),
+        planning.plan.target.type if planning is not None and planning.plan is not None else None,
+        final.documents if final is not None else None,
+    )
 
 
 def result_panels(result: SearchResult, state: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,8 +131,11 @@ def result_panels(result: SearchResult, state: Mapping[str, Any]) -> dict[str, A
     graph = state.get("graph_ranking")
     witnesses = {node.node_id: node.witness for node in graph.nodes} if graph is not None else {}
     selection = Selection(tuple(result.hits), witnesses)
-    panels: dict[str, Any] = {"final_rank": tables.final_frame(result.hits), "selection": selection,
-                              "status": failure_lines(result.failures, result.notes) or "Done."}
+    panels: dict[str, Any] = {
+        "final_rank": tables.final_frame(result.hits),
+        "selection": selection,
+        "status": failure_lines(result.failures, result.notes) or "Done.",
+    }
     if state.get("text_ranking") is not None:
         panels["text_rank"] = tables.text_frame(state["text_ranking"], names_so_far(state))
     if state.get("fusion") is not None:
@@ -112,6 +153,9 @@ def hit_panels(selection: Selection, row: int) -> dict[str, Any]:
         return {}
     hit = selection.hits[row]
     witness = selection.witnesses.get(hit.node_id)
-    path = (iframe(path_graph_html(witness), title=f"witness path of {hit.node_id}") if witness else
-            placeholder(f"{hit.name} was not ranked by the graph branch, so it has no witness path"))
+    path = (
+        iframe(path_graph_html(witness), title=f"witness path of {hit.node_id}")
+        if witness
+        else placeholder(f"{hit.name} was not ranked by the graph branch, so it has no witness path")
+    )
     return {"document": tables.document_markdown(hit), "path_graph": path}

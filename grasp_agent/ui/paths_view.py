@@ -30,8 +30,9 @@ def paths_graph_html(paths: Sequence[PathOut], limit: int = DRAWN_PATHS) -> str:
     for path in shown:
         for node_id, name, label in zip(path.node_ids, path.names, path.labels, strict=True):
             role = "anchor" if node_id in starts else "target" if node_id in ends else "hop"
-            net.add_node(str(node_id), label=f"{name}\n({label})", title=str(node_id), color=ROLE_COLORS[role],
-                         shape="box")
+            net.add_node(
+                str(node_id), label=f"{name}\n({label})", title=str(node_id), color=ROLE_COLORS[role], shape="box"
+            )
     edges: set[tuple[str, str, str]] = set()
     for path in shown:
         for index, (relation, out) in enumerate(zip(path.relations, path.outgoing, strict=True)):
@@ -44,31 +45,56 @@ def paths_graph_html(paths: Sequence[PathOut], limit: int = DRAWN_PATHS) -> str:
 
 
 def meta_paths_frame(result: PathResult) -> pd.DataFrame:
-    return pd.DataFrame([{"meta-path": m.signature, "hops": m.hops, "vote": round(m.vote, 3),
-                          "similar queries": m.voters, "support": m.support} for m in result.meta_paths],
-                        columns=["meta-path", "hops", "vote", "similar queries", "support"])
+    return pd.DataFrame(
+        [
+            {
+                "meta-path": m.signature,
+                "hops": m.hops,
+                "vote": round(m.vote, 3),
+                "similar queries": m.voters,
+                "support": m.support,
+            }
+            for m in result.meta_paths
+        ],
+        columns=["meta-path", "hops", "vote", "similar queries", "support"],
+    )
 
 
 def paths_frame(result: PathResult) -> pd.DataFrame:
-    return pd.DataFrame([{"#": number, "path": path.text, "score": round(path.score, 3), "meta-path": path.meta_path}
-                         for number, path in enumerate(result.paths, start=1)],
-                        columns=["#", "path", "score", "meta-path"])
+    return pd.DataFrame(
+        [
+            {"#": number, "path": path.text, "score": round(path.score, 3), "meta-path": path.meta_path}
+            for number, path in enumerate(result.paths, start=1)
+        ],
+        columns=["#", "path", "score", "meta-path"],
+    )
 
 
 def answer_markdown(result: PathResult) -> str:
     topics = ", ".join(f"{t.name} ({t.label or t.node_id})" for t in result.topics) or "none found"
     answer = result.answer
-    head = (f"### Answer: {answer.text}" + (f" `{answer.node_id}`" if answer.node_id is not None else "")
-            if answer.text else "### No answer")
-    how = {"llm": "named by the LLM from the paths", "best-path": "the end of the best path (no LLM answered)",
-           "none": "no path was found"}.get(answer.source, answer.source)
-    return (f"{head}\n{how}. Topics ({result.topic_source}): {topics}; hops {result.hops or '?'}; answer type "
-            f"{result.answer_type or '?'}; meta-paths from {result.meta_path_source}; {result.scorer} scorer.")
+    head = (
+        f"### Answer: {answer.text}" + (f" `{answer.node_id}`" if answer.node_id is not None else "")
+        if answer.text
+        else "### No answer"
+    )
+    how = {
+        "llm": "named by the LLM from the paths",
+        "best-path": "the end of the best path (no LLM answered)",
+        "none": "no path was found",
+    }.get(answer.source, answer.source)
+    return (
+        f"{head}\n{how}. Topics ({result.topic_source}): {topics}; hops {result.hops or '?'}; answer type "
+        f"{result.answer_type or '?'}; meta-paths from {result.meta_path_source}; {result.scorer} scorer."
+    )
 
 
 def notes_markdown(result: PathResult) -> str:
-    lines = [*(f"failed: {failure}" for failure in result.failures), *result.notes,
-             *([result.answer.failure] if result.answer.failure else [])]
+    lines = [
+        *(f"failed: {failure}" for failure in result.failures),
+        *result.notes,
+        *([result.answer.failure] if result.answer.failure else []),
+    ]
     if result.truncated:
         lines.append("a search budget stopped the search early; paths may be incomplete")
     return "\n".join(f"- {html.escape(line)}" for line in lines)
@@ -76,8 +102,13 @@ def notes_markdown(result: PathResult) -> str:
 
 def result_panels(result: PathResult) -> dict[str, Any]:
     graph = iframe(paths_graph_html(result.paths), title="paths") if result.paths else placeholder("no path found")
-    return {"path_answer": answer_markdown(result), "path_meta": meta_paths_frame(result), "path_graph_all": graph,
-            "path_table": paths_frame(result), "path_notes": notes_markdown(result)}
+    return {
+        "path_answer": answer_markdown(result),
+        "path_meta": meta_paths_frame(result),
+        "path_graph_all": graph,
+        "path_table": paths_frame(result),
+        "path_notes": notes_markdown(result),
+    }
 
 
 def path_updates(grasp: Grasp, text: str, meta_paths: str, scorer: str) -> dict[str, Any]:

@@ -25,9 +25,12 @@ FUSED_COLUMNS = ["rank", "node id", "name", "type", "rrf", "graph rank", "text r
 FINAL_COLUMNS = ["rank", "node id", "name", "type", "score", "graph", "text", "fused", "rerank", "from"]
 
 
-def node_names(entity_table: EntityTable | None = None, graph: GraphRanking | None = None,
-               target_type: str | None = None,
-               documents: Mapping[Hashable, CandidateDocument] | None = None) -> dict[Hashable, tuple[str, str]]:
+def node_names(
+    entity_table: EntityTable | None = None,
+    graph: GraphRanking | None = None,
+    target_type: str | None = None,
+    documents: Mapping[Hashable, CandidateDocument] | None = None,
+) -> dict[Hashable, tuple[str, str]]:
     """Names and types known so far; documents (read for the head of the ranking) win."""
     names: dict[Hashable, tuple[str, str]] = {}
     for row in entity_table.rows if entity_table is not None else ():
@@ -56,9 +59,18 @@ def entity_frame(table: EntityTable) -> pd.DataFrame:
 
 
 def graph_frame(ranking: GraphRanking, limit: int = 20) -> pd.DataFrame:
-    rows = [[rank, str(node.node_id), node.name, round(node.score, 4), round(node.anchor_score, 4),
-             round(node.dense_score, 4), " | ".join(format_path(p) for p in witness_paths(node.witness))]
-            for rank, node in enumerate(ranking.nodes[:limit], start=1)]
+    rows = [
+        [
+            rank,
+            str(node.node_id),
+            node.name,
+            round(node.score, 4),
+            round(node.anchor_score, 4),
+            round(node.dense_score, 4),
+            " | ".join(format_path(p) for p in witness_paths(node.witness)),
+        ]
+        for rank, node in enumerate(ranking.nodes[:limit], start=1)
+    ]
     return pd.DataFrame(rows, columns=GRAPH_COLUMNS)
 
 
@@ -81,15 +93,37 @@ def fused_frame(fusion: FusionResult, names: NodeNames, limit: int = 20) -> pd.D
     for rank, item in enumerate(fusion.items[:limit], start=1):
         graph_rank, text_rank = (tuple(item.ranks) + (None, None))[:2]
         name, label = names.get(item.id, ("", ""))
-        rows.append([rank, str(item.id), name, label, round(item.score, 5), graph_rank, text_rank,
-                     branches_of(graph_rank, text_rank)])
+        rows.append(
+            [
+                rank,
+                str(item.id),
+                name,
+                label,
+                round(item.score, 5),
+                graph_rank,
+                text_rank,
+                branches_of(graph_rank, text_rank),
+            ]
+        )
     return pd.DataFrame(rows, columns=FUSED_COLUMNS)
 
 
 def final_frame(hits: Sequence[SearchHit]) -> pd.DataFrame:
-    rows = [[hit.rank, str(hit.node_id), hit.name, hit.label or "", round(hit.score, 5), hit.graph_rank,
-             hit.text_rank, hit.fused_rank, hit.rerank_rank, branches_of(hit.graph_rank, hit.text_rank)]
-            for hit in hits]
+    rows = [
+        [
+            hit.rank,
+            str(hit.node_id),
+            hit.name,
+            hit.label or "",
+            round(hit.score, 5),
+            hit.graph_rank,
+            hit.text_rank,
+            hit.fused_rank,
+            hit.rerank_rank,
+            branches_of(hit.graph_rank, hit.text_rank),
+        ]
+        for hit in hits
+    ]
     return pd.DataFrame(rows, columns=FINAL_COLUMNS)
 
 
@@ -113,8 +147,10 @@ def types_frame(context: SkbContext) -> pd.DataFrame:
 
 
 def relations_frame(context: SkbContext) -> pd.DataFrame:
-    rows = [[source, relation, target, count]
-            for (source, relation, target), count in sorted(context.pattern_counts.items())]
+    rows = [
+        [source, relation, target, count]
+        for (source, relation, target), count in sorted(context.pattern_counts.items())
+    ]
     return pd.DataFrame(rows, columns=["source", "relation", "target", "edges"])
 
 

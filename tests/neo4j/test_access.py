@@ -31,8 +31,12 @@ def test_wrong_password_is_a_clear_error(running_server: LocalServer, test_setti
 
 
 def test_cli_with_wrong_external_password_prints_one_line_not_a_traceback(running_server: LocalServer) -> None:
-    env = cli_env({"GRASP_NEO4J_URI": f"bolt://127.0.0.1:{TEST_INSTANCE_ENV['GRASP_BOLT_PORT']}",
-                   "GRASP_NEO4J_PASSWORD": "not-the-password"})
+    env = cli_env(
+        {
+            "GRASP_NEO4J_URI": f"bolt://127.0.0.1:{TEST_INSTANCE_ENV['GRASP_BOLT_PORT']}",
+            "GRASP_NEO4J_PASSWORD": "not-the-password",
+        }
+    )
     result = subprocess.run([GRASP, "db", "status"], env=env, capture_output=True, text=True)
     assert result.returncode == 1
     assert "error: Neo4j at bolt://127.0.0.1:17687 rejected user 'neo4j'" in " ".join(result.stderr.split())
@@ -40,9 +44,13 @@ def test_cli_with_wrong_external_password_prints_one_line_not_a_traceback(runnin
 
 
 def test_external_server_is_used_instead_of_starting_one(running_server: LocalServer, test_settings: Settings) -> None:
-    env = cli_env({"GRASP_NEO4J_URI": f"bolt://127.0.0.1:{TEST_INSTANCE_ENV['GRASP_BOLT_PORT']}",
-                   "GRASP_NEO4J_PASSWORD": read_password_file(test_settings.password_file),
-                   "GRASP_INSTANCE": "never-started"})
+    env = cli_env(
+        {
+            "GRASP_NEO4J_URI": f"bolt://127.0.0.1:{TEST_INSTANCE_ENV['GRASP_BOLT_PORT']}",
+            "GRASP_NEO4J_PASSWORD": read_password_file(test_settings.password_file),
+            "GRASP_INSTANCE": "never-started",
+        }
+    )
     started = subprocess.run([GRASP, "db", "start"], env=env, capture_output=True, text=True)
     assert started.returncode == 0, started.stderr
     assert "using the external server at bolt://127.0.0.1:17687; nothing to start" in started.stdout
@@ -61,7 +69,9 @@ def _non_loopback_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
-def test_server_refuses_connections_on_non_loopback_addresses(running_server: LocalServer, test_settings: Settings) -> None:
+def test_server_refuses_connections_on_non_loopback_addresses(
+    running_server: LocalServer, test_settings: Settings
+) -> None:
     address = _non_loopback_address()
     if address is None:
         pytest.skip("this machine has no non-loopback IPv4 address to try")
@@ -82,8 +92,9 @@ def test_down_server_is_a_clear_error() -> None:
 
 
 def test_status_of_a_never_started_instance_says_so() -> None:
-    result = subprocess.run([GRASP, "db", "status"], env=cli_env({"GRASP_INSTANCE": "never-started"}),
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [GRASP, "db", "status"], env=cli_env({"GRASP_INSTANCE": "never-started"}), capture_output=True, text=True
+    )
     assert result.returncode == 3
     assert "Neo4j instance 'never-started' is not running" in result.stdout
 
@@ -95,14 +106,21 @@ def test_store_files_and_the_password_hash_are_private(running_server: LocalServ
     assert stat.S_IMODE((instance / "data" / "dbms" / "auth.ini").stat().st_mode) == 0o600
 
 
-@pytest.mark.parametrize("query", [
-    "CALL apoc.load.json($url) YIELD value RETURN value",
-    "LOAD CSV FROM $url AS row RETURN row",
-])
-def test_database_users_cannot_make_the_server_fetch_urls(running_server: LocalServer, test_settings: Settings,
-                                                          query: str) -> None:
+@pytest.mark.parametrize(
+    "query",
+    [
+        "CALL apoc.load.json($url) YIELD value RETURN value",
+        "LOAD CSV FROM $url AS row RETURN row",
+    ],
+)
+def test_database_users_cannot_make_the_server_fetch_urls(
+    running_server: LocalServer, test_settings: Settings, query: str
+) -> None:
     from neo4j.exceptions import ClientError
 
     url = f"http://127.0.0.1:{test_settings.http_port}/"  # the server's own HTTP port: reachable if not blocked
-    with open_driver(test_settings) as driver, pytest.raises(ClientError, match="is blocked via the configuration property"):
+    with (
+        open_driver(test_settings) as driver,
+        pytest.raises(ClientError, match="is blocked via the configuration property"),
+    ):
         driver.execute_query(query, url=url)

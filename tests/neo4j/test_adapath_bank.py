@@ -20,15 +20,16 @@ DEE96 = "OMIM:619340"  # Developmental and epileptic encephalopathy 96: presents
 
 
 def _adapath_graphs(driver: Driver) -> list[str]:
-    records, _, _ = driver.execute_query("CALL gds.graph.list() YIELD graphName "
-                                         "WHERE graphName STARTS WITH 'adapath_' RETURN graphName")
+    records, _, _ = driver.execute_query(
+        "CALL gds.graph.list() YIELD graphName WHERE graphName STARTS WITH 'adapath_' RETURN graphName"
+    )
     return [record["graphName"] for record in records]
 
 
 def test_paths_run_from_the_topic_to_the_answers_and_abstract_to_meta_paths(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
-    query = BankQuery("Which genes are associated with diseases that present epileptic spasm?", (SPASM,),
-                      (NSF, GAD1))
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    query = BankQuery("Which genes are associated with diseases that present epileptic spasm?", (SPASM,), (NSF, GAD1))
     with PathBankBuilder(driver, test_settings.neo4j_database, hpo_slice.schema(), embedder) as builder:
         found = builder.paths_for(query)
         again = builder.paths_for(query)
@@ -47,18 +48,26 @@ def test_paths_run_from_the_topic_to_the_answers_and_abstract_to_meta_paths(
 
 
 def test_the_reverse_question_finds_the_forward_meta_path(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
-    query = BankQuery("Which phenotypes does developmental and epileptic encephalopathy 96 present?", (DEE96,),
-                      (SPASM,))
-    with PathBankBuilder(driver, test_settings.neo4j_database, hpo_slice.schema(), embedder,
-                         BankConfig(corridor_size=50, paths_per_answer=2)) as builder:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    query = BankQuery(
+        "Which phenotypes does developmental and epileptic encephalopathy 96 present?", (DEE96,), (SPASM,)
+    )
+    with PathBankBuilder(
+        driver,
+        test_settings.neo4j_database,
+        hpo_slice.schema(),
+        embedder,
+        BankConfig(corridor_size=50, paths_per_answer=2),
+    ) as builder:
         found = builder.paths_for(query)
     assert found.meta_paths[0].signature == "(:Disease)-[:HAS_PHENOTYPE]->(:Phenotype)"
     assert found.paths[0].node_ids == (DEE96, SPASM)
 
 
 def test_unknown_ids_are_reported_and_yield_no_paths(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     with PathBankBuilder(driver, test_settings.neo4j_database, hpo_slice.schema(), embedder) as builder:
         found = builder.paths_for(BankQuery("anything", ("HP:9999999",), (NSF,)))
     assert found.missing_ids == ("HP:9999999",) and found.paths == []
@@ -73,12 +82,15 @@ def slice_queries(count: int) -> list[Any]:
     from tests.conftest import SPASM as SLICE
 
     built = build_hpo_benchmark(HpoSource(subset_roots=SLICE), count, seed=0)
-    return [EvalQuery(id=q.id, text=q.query, answer_ids=q.answer_ids, topic_ids=tuple(a.id for a in q.anchors))
-            for q in built]
+    return [
+        EvalQuery(id=q.id, text=q.query, answer_ids=q.answer_ids, topic_ids=tuple(a.id for a in q.anchors))
+        for q in built
+    ]
 
 
 def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     from grasp_agent.adapath.bank import build_bank
     from grasp_agent.adapath.bank_store import BankStore
     from grasp_agent.errors import GraspError
@@ -93,12 +105,14 @@ def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
     stored, _, _ = driver.execute_query(
         "MATCH (q:AdaPathQuery) OPTIONAL MATCH (q)-[u:ADAPATH_USES]->(m:AdaPathMetaPath) "
         "RETURN count(DISTINCT q) AS queries, count(u) AS uses, collect(DISTINCT m.signature) AS signatures, "
-        "min(size(q.embedding)) AS dims")
+        "min(size(q.embedding)) AS dims"
+    )
     assert stored[0]["queries"] == len(queries) and stored[0]["uses"] == summary.uses
     assert stored[0]["dims"] == embedder.dimension
     assert all(signature.startswith("(:") for signature in stored[0]["signatures"])
-    indexes, _, _ = driver.execute_query("SHOW VECTOR INDEXES YIELD name, state WHERE name = 'adapath_query_embedding' "
-                                         "RETURN state")
+    indexes, _, _ = driver.execute_query(
+        "SHOW VECTOR INDEXES YIELD name, state WHERE name = 'adapath_query_embedding' RETURN state"
+    )
     assert indexes and indexes[0]["state"] in ("ONLINE", "POPULATING")
 
     # Resumable: a second run finds every query stored and searches nothing.
@@ -115,8 +129,9 @@ def test_the_bank_is_stored_outside_the_schema_resumable_and_tied_to_its_load(
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 
-def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, embedder: GraspEmbedder,
-                                               tmp_path: Path) -> None:
+def test_cli_builds_the_bank_from_a_query_file(
+    hpo_slice: Any, driver: Driver, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     import json
     import subprocess
 
@@ -124,8 +139,18 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     from tests.neo4j.test_stack import GRASP
 
     queries = slice_queries(5)
-    lines = [json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids), "split": "train",
-                         "topic_ids": list(q.topic_ids)}) for q in queries[:4]]
+    lines = [
+        json.dumps(
+            {
+                "id": q.id,
+                "query": q.text,
+                "answer_ids": list(q.answer_ids),
+                "split": "train",
+                "topic_ids": list(q.topic_ids),
+            }
+        )
+        for q in queries[:4]
+    ]
     path = tmp_path / "queries.jsonl"
     path.write_text("\n".join(lines) + "\n")
     assert isinstance(embedder, CachedEmbedder)
@@ -137,24 +162,34 @@ def test_cli_builds_the_bank_from_a_query_file(hpo_slice: Any, driver: Driver, e
     stored, _, _ = driver.execute_query("MATCH (q:AdaPathQuery) RETURN count(q) AS n")
     assert stored[0]["n"] == 4
     driver.execute_query("CALL db.awaitIndexes(120)")
-    asked = subprocess.run([GRASP, "adapath", "ask", queries[4].text, "--topic", str(queries[4].topic_ids[0])],
-                           env=cli_env(env), capture_output=True, text=True)
+    asked = subprocess.run(
+        [GRASP, "adapath", "ask", queries[4].text, "--topic", str(queries[4].topic_ids[0])],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+    )
     assert asked.returncode == 0, asked.stderr
     assert "topics (given)" in asked.stdout and "Meta-paths (bank)" in asked.stdout
     assert "Paths (embedding scorer)" in asked.stdout and "answer (best-path)" in asked.stdout
     # Without --topic the question's anchors are linked: the answer comes from paths of a linked topic.
-    linked = subprocess.run([GRASP, "adapath", "ask", queries[4].text, "--meta-paths", "none"],
-                            env=cli_env(env), capture_output=True, text=True)
+    linked = subprocess.run(
+        [GRASP, "adapath", "ask", queries[4].text, "--meta-paths", "none"],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+    )
     assert linked.returncode == 0, linked.stderr
     assert "topics (linked)" in linked.stdout and "unguided search" in linked.stdout
-    refused = subprocess.run([GRASP, "adapath", "ask", "q", "--meta-paths", "yes"], env=cli_env(env),
-                             capture_output=True, text=True)
+    refused = subprocess.run(
+        [GRASP, "adapath", "ask", "q", "--meta-paths", "yes"], env=cli_env(env), capture_output=True, text=True
+    )
     assert refused.returncode == 2 and "'bank', 'planner', 'none'" in refused.stdout + refused.stderr
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
 
 
 def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """Bank from all but one generated query; the held-back one's embedding retrieves a meta-path that starts
     at its topic's type, and the answer-type filter keeps only meta-paths ending there."""
     from grasp_agent.adapath.bank import build_bank
@@ -163,8 +198,17 @@ def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
     queries = slice_queries(16)
     held_back, bank_queries = queries[0], queries[1:]
-    build_bank(driver, database, schema, "load-1", embedder, bank_queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        database,
+        schema,
+        "load-1",
+        embedder,
+        bank_queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     vector = embedder.embed_query(held_back.text)
     ranked = retrieve_meta_paths(driver, database, vector, queries=10, limit=5)
@@ -179,7 +223,8 @@ def test_a_held_back_question_retrieves_the_meta_paths_of_its_template(
 
 
 def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_held_back_query(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """AdaPath end to end on the real slice, as `Grasp.paths` runs it: bank from the first generated queries,
     then each of a few held-back queries (from its topic ids) gets meta-paths from the bank, matched to its
     topic's type and answer type, and adapath.bfs paths from its topic; most reach a gold answer (the
@@ -189,8 +234,17 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
     queries = slice_queries(30)
     bank_queries, held_back = queries[:24], queries[24:]
-    build_bank(driver, database, schema, "load-1", embedder, bank_queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        database,
+        schema,
+        "load-1",
+        embedder,
+        bank_queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     reached = 0
     for query in held_back:
@@ -203,7 +257,8 @@ def test_a_bank_built_from_the_slice_guides_the_search_to_a_gold_answer_of_a_hel
 
 
 def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     from grasp_agent.adapath.bank import build_bank
     from grasp_agent.evaluation.gold_names import gold_names
     from grasp_agent.evaluation.query_sets import EvalQuery
@@ -214,8 +269,17 @@ def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
     driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
     with pytest.raises(EvaluationError, match="build-bank"):
         run_systems(grasp, queries[24:], ["adapath"])
-    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        test_settings.neo4j_database,
+        hpo_slice.schema(),
+        "load-1",
+        embedder,
+        queries[:24],
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     no_topic = EvalQuery(id="no-topic", text="which genes?", answer_ids=("NCBIGene:4905",))
     systems = ["adapath", "adapath-unguided", "adapath-nobank"]
@@ -227,12 +291,19 @@ def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
         assert results[name].failures == 1
         # Without an LLM the answer is the best path's end: its name, where the ranking starts.
         assert all(run.answer for run in runs[:-1] if run.ranked)
-    hits = {name: sum(bool(set(run.ranked[:20]) & set(q.answer_ids))
-                      for run, q in zip(results[name].runs, queries[24:], strict=False)) for name in systems}
+    hits = {
+        name: sum(
+            bool(set(run.ranked[:20]) & set(q.answer_ids))
+            for run, q in zip(results[name].runs, queries[24:], strict=False)
+        )
+        for name in systems
+    }
     assert hits["adapath"] >= 1 and hits["adapath-nobank"] >= 1, hits
-    report = build_report(results, [*queries[24:], no_topic],
-                          gold_names(driver, test_settings.neo4j_database, ["Disease", "Gene", "Phenotype"],
-                                     [*queries[24:], no_topic]))
+    report = build_report(
+        results,
+        [*queries[24:], no_topic],
+        gold_names(driver, test_settings.neo4j_database, ["Disease", "Gene", "Phenotype"], [*queries[24:], no_topic]),
+    )
     # Hiding every bank query (what leave-template-out does for one template) leaves AdaPath unguided.
     hidden = {q.id: [b.id for b in queries[:24]] for q in queries[24:]}
     blind = run_systems(grasp, queries[24:], ["adapath"], bank_exclusions=hidden)["adapath"].runs
@@ -244,7 +315,8 @@ def test_grasp_eval_runs_adapath_beside_its_unguided_baseline(
 
 
 def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_tool(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """Grasp.paths() without topic ids: the question's anchor is linked, the bank guides the search, the
     answer is a path's end; the LangChain tool returns the same as text (content) and JSON (artifact)."""
     from grasp_agent.adapath.bank import build_bank
@@ -254,8 +326,17 @@ def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_too
     driver.execute_query("DROP INDEX adapath_query_embedding IF EXISTS")
     no_bank = grasp.paths(queries[24].text)  # a failure that degrades the result is reported as one
     assert no_bank.failures and "has not been built" in no_bank.failures[0] and no_bank.meta_path_source == "none"
-    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        test_settings.neo4j_database,
+        hpo_slice.schema(),
+        "load-1",
+        embedder,
+        queries[:24],
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     linked_right, reached = 0, 0
     for query in queries[24:]:
@@ -279,7 +360,8 @@ def test_paths_link_the_topic_answer_from_the_paths_and_serve_as_a_langchain_too
 
 @pytest.mark.slow
 def test_the_packaged_llm_picks_the_frontier_and_names_the_answer(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """The real 0.5B model between depths (adapath.expand) and as the answerer; skipped without the extra."""
     from grasp_agent.adapath.answer import answer_from_paths
     from grasp_agent.adapath.bank import build_bank
@@ -288,17 +370,28 @@ def test_the_packaged_llm_picks_the_frontier_and_names_the_answer(
 
     llm = open_05b()
     queries = slice_queries(30)
-    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries[:24],
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        test_settings.neo4j_database,
+        hpo_slice.schema(),
+        "load-1",
+        embedder,
+        queries[:24],
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     query = queries[24]
     options = PathSearchOptions(scorer="llm", meta_paths=2, beam_width=5, llm_candidates=8)
-    search = find_paths(driver, test_settings.neo4j_database, embedder, query.text, query.topic_ids, options=options,
-                        llm=llm)
+    search = find_paths(
+        driver, test_settings.neo4j_database, embedder, query.text, query.topic_ids, options=options, llm=llm
+    )
     assert search.scorer == "llm" and search.paths
-    assert all(path.node_ids[0] in query.topic_ids and path.meta_path in {m.meta_path.signature
-                                                                           for m in search.meta_paths}
-               for path in search.paths)
+    assert all(
+        path.node_ids[0] in query.topic_ids and path.meta_path in {m.meta_path.signature for m in search.meta_paths}
+        for path in search.paths
+    )
     answer = answer_from_paths(query.text, search.paths, llm)
     assert answer.text in {path.end_name for path in search.paths[:10]}
     assert answer.source == "llm" or answer.failure
@@ -307,7 +400,8 @@ def test_the_packaged_llm_picks_the_frontier_and_names_the_answer(
 
 
 def test_the_cost_profile_runs_yen_in_the_corridor_and_on_the_whole_slice(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """Both sides find paths with the same costs; the corridor side projects a fraction of the relationships
     and its Yen run needs less memory by GDS's own estimate; no projection is left behind."""
     from grasp_agent.adapath.cost_profile import CostProfiler
@@ -317,7 +411,9 @@ def test_the_cost_profile_runs_yen_in_the_corridor_and_on_the_whole_slice(
     with PathBankBuilder(driver, test_settings.neo4j_database, hpo_slice.schema(), embedder, config) as builder:
         profile = CostProfiler(builder).profile(
             [(q.id, BankQuery(q.text, q.topic_ids, q.answer_ids)) for q in queries]
-            + [("absent", BankQuery("q", ("HP:9999999",), ("OMIM:619340",)))], progress=False)
+            + [("absent", BankQuery("q", ("HP:9999999",), ("OMIM:619340",)))],
+            progress=False,
+        )
     assert len(profile.queries) == 3 and profile.skipped == 1
     for cost in profile.queries:
         assert cost.corridor.paths >= 1 and cost.raw.paths >= 1
@@ -329,8 +425,13 @@ def test_the_cost_profile_runs_yen_in_the_corridor_and_on_the_whole_slice(
 
 
 def test_the_pathbank_planner_routes_held_back_questions_along_their_templates_meta_paths(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, pipeline_settings: Settings,
-        embedder: GraspEmbedder) -> None:
+    hpo_slice: Any,
+    grasp: Any,
+    driver: Driver,
+    test_settings: Settings,
+    pipeline_settings: Settings,
+    embedder: GraspEmbedder,
+) -> None:
     """GRASP's third planner on the real slice: bank from the first generated queries; each held-back
     question gets a valid plan whose hops are a bank meta-path (directed), without an LLM, and its graph
     ranking reaches a gold answer in the top 20 at least as often as the heuristic's; hiding every bank
@@ -348,8 +449,17 @@ def test_the_pathbank_planner_routes_held_back_questions_along_their_templates_m
         assemble_parts(driver, pipeline_settings.model_copy(update={"planner": "pathbank"}), embedder)
     queries = slice_queries(30)
     bank_queries, held_back = queries[:24], queries[24:]
-    build_bank(driver, database, schema, "load-1", embedder, bank_queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        database,
+        schema,
+        "load-1",
+        embedder,
+        bank_queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     branch = heuristic.with_planner(PathBankPlanner(driver, database, embedder, heuristic.context))
     reached = {"pathbank": 0, "heuristic": 0}
@@ -363,8 +473,11 @@ def test_the_pathbank_planner_routes_held_back_questions_along_their_templates_m
         reached["heuristic"] += bool(set(heuristic.run(query.text).ranking.node_ids[:20]) & set(query.answer_ids))
     # These held-back questions are compositional ones on a 24-question bank: hold the planner to the heuristic.
     assert reached["pathbank"] >= max(1, reached["heuristic"]), reached
-    hidden = branch.plan(held_back[0].text, branch.link(branch.extract(held_back[0].text, [])),
-                         exclude_examples=[q.id for q in bank_queries])
+    hidden = branch.plan(
+        held_back[0].text,
+        branch.link(branch.extract(held_back[0].text, [])),
+        exclude_examples=[q.id for q in bank_queries],
+    )
     assert hidden.notes == ("the Path-Bank returned no meta-path; schema routes",)
     assert hidden.plan is not None and all(hop.direction.value == "any" for hop in hidden.plan.hops)
     parts = assemble_parts(driver, pipeline_settings.model_copy(update={"planner": "pathbank"}), embedder)
@@ -373,8 +486,8 @@ def test_the_pathbank_planner_routes_held_back_questions_along_their_templates_m
 
 
 def test_teacher_plans_and_plan_rewards_on_the_slice(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder,
-        tmp_path: Path) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     """Planner training data on the real slice: teacher plans from each bank question's own meta-paths keep
     only plans that rank a gold answer first (checked again here by executing them), written as trl's
     prompt/completion records; the reward pipeline executes real plans and fuses them with the cached text
@@ -387,8 +500,17 @@ def test_teacher_plans_and_plan_rewards_on_the_slice(
 
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
     queries = slice_queries(16)
-    build_bank(driver, database, schema, "load-1", embedder, queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        database,
+        schema,
+        "load-1",
+        embedder,
+        queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     branch = grasp.parts.graph_branch("heuristic")
     examples = [e for e in TeacherPlans(branch, AdaPathCypher(driver, database)).build(queries) if e is not None]
     assert len(examples) >= len(queries) // 3, f"only {len(examples)} of {len(queries)} questions got a teacher plan"

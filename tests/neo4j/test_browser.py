@@ -14,13 +14,21 @@ from grasp_agent.db.server import LocalServer
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Chromium's own background connections would be refused on a machine without internet.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed (scripts/ensure-chromium installs it)")
-def test_browser_page_renders_and_connects(running_server: LocalServer, test_settings: Settings,
-                                          artifacts_dir: Path) -> None:
+def test_browser_page_renders_and_connects(
+    running_server: LocalServer, test_settings: Settings, artifacts_dir: Path
+) -> None:
     playwright_api = pytest.importorskip("playwright.sync_api", reason="the [test] extra installs playwright")
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

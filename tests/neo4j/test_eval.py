@@ -44,8 +44,9 @@ def test_every_system_ranks_every_query(grasp: Grasp, question_file: Path) -> No
         assert runs.failures == 0 and all(run.latency_ms > 0 for run in runs.runs), system
     # graph, grasp and grasp+rerank are nested stages of one run per query (their arithmetic on scripted spans:
     # tests/unit/test_stage_timings.py), so their times are ordered per query whatever the machine's load
-    for graph, fused, reranked in zip(results["graph"].runs, results["grasp"].runs, results["grasp+rerank"].runs,
-                                      strict=True):
+    for graph, fused, reranked in zip(
+        results["graph"].runs, results["grasp"].runs, results["grasp+rerank"].runs, strict=True
+    ):
         assert graph.latency_ms <= fused.latency_ms <= reranked.latency_ms, graph.query_id
     report = build_report(results, queries)
     scores = {score.system: score for score in report.scores}
@@ -53,13 +54,35 @@ def test_every_system_ranks_every_query(grasp: Grasp, question_file: Path) -> No
     assert {(c.a, c.b) for c in report.comparisons} >= {("grasp", "hybrid"), ("grasp+rerank", "hybrid")}
 
 
-def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline_settings: Any,
-                                                   tmp_path: Path) -> None:
-    env = {**TEST_INSTANCE_ENV, "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
-           "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir), "GRASP_RERANKER": "none"}
-    done = subprocess.run([GRASP, "eval", "--queries", str(question_file), "--split", "test", "--limit", "5",
-                           "--systems", "bm25,graph,grasp", "--out", str(tmp_path), "--json"],
-                          env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
+def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline_settings: Any, tmp_path: Path) -> None:
+    env = {
+        **TEST_INSTANCE_ENV,
+        "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
+        "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir),
+        "GRASP_RERANKER": "none",
+    }
+    done = subprocess.run(
+        [
+            GRASP,
+            "eval",
+            "--queries",
+            str(question_file),
+            "--split",
+            "test",
+            "--limit",
+            "5",
+            "--systems",
+            "bm25,graph,grasp",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert json.loads(done.stdout) == results  # --json: the report alone on stdout, progress on stderr
@@ -69,9 +92,26 @@ def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline
     assert (tmp_path / "hit1_by_template.png").read_bytes()[:4] == b"\x89PNG"
     assert not (tmp_path / "hit1_by_hops.png").exists()  # these questions carry no hop counts
     assert len((tmp_path / "runs" / "grasp.trec").read_text().split("\n")[0].split()) == 6
-    rescored = subprocess.run([GRASP, "eval", "score", "--runs", str(tmp_path), "--queries", str(question_file),
-                               "--split", "test", "--out", str(tmp_path / "rescored")],
-                              env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
+    rescored = subprocess.run(
+        [
+            GRASP,
+            "eval",
+            "score",
+            "--runs",
+            str(tmp_path),
+            "--queries",
+            str(question_file),
+            "--split",
+            "test",
+            "--out",
+            str(tmp_path / "rescored"),
+        ],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert rescored.returncode == 0, rescored.stderr
     again = json.loads((tmp_path / "rescored" / "results.json").read_text())
     assert again["scores"] == results["scores"] and again["comparisons"] == results["comparisons"]
@@ -79,18 +119,32 @@ def test_grasp_eval_writes_json_markdown_and_plots(question_file: Path, pipeline
 
 @pytest.mark.skipif(not STARK_PRIME.is_dir(), reason="STaRK QA files are not in ../shared/data/stark")
 def test_stark_human_queries_run_against_a_stark_format_skb_and_report_missing_nodes(
-        driver: Driver, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder,
-        tmp_path: Path) -> None:
+    driver: Driver, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     """The STaRK path end to end: the prime fixture loaded by the STaRK loader (integer ids, as STaRK's QA
     files use), then `grasp eval` on STaRK's human-generated Prime QA CSV. Runs last here: it replaces the slice."""
     reset_database(driver)
-    load_skb(driver, test_settings.neo4j_database, StarkSource(FIXTURES / "stark" / "prime", "prime"), embedder,
-             LoadOptions(progress=False))
+    load_skb(
+        driver,
+        test_settings.neo4j_database,
+        StarkSource(FIXTURES / "stark" / "prime", "prime"),
+        embedder,
+        LoadOptions(progress=False),
+    )
     human = STARK_PRIME / "stark_qa" / "stark_qa_human_generated_eval.csv"
-    env = {**TEST_INSTANCE_ENV, "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
-           "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir)}
-    done = subprocess.run([GRASP, "eval", "--queries", str(human), "--out", str(tmp_path)],
-                          env=cli_env(env), capture_output=True, text=True, timeout=600, check=False)
+    env = {
+        **TEST_INSTANCE_ENV,
+        "GRASP_TEXT_INDEX_DIR": str(pipeline_settings.text_index_dir),
+        "GRASP_DENSE_INDEX_DIR": str(pipeline_settings.dense_index_dir),
+    }
+    done = subprocess.run(
+        [GRASP, "eval", "--queries", str(human), "--out", str(tmp_path)],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     message = " ".join(done.stderr.split())
     queries = len(read_queries(human))

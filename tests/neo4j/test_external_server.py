@@ -22,9 +22,14 @@ QUESTION = "Which diseases present with epileptic spasms and are associated with
 
 def _remote_env(test_settings: Settings, root: Path, password: str | None = None) -> dict[str, str]:
     secret = password if password is not None else test_settings.password_file.read_text().strip()
-    return {"GRASP_NEO4J_URI": f"bolt://127.0.0.1:{test_settings.bolt_port}", "GRASP_NEO4J_USER": "neo4j",
-            "GRASP_NEO4J_PASSWORD": secret, "GRASP_INSTANCE": "remote-client", "GRASP_PROJECT_ROOT": str(root),
-            "GRASP_EMBEDDING_CACHE_PATH": str(root / "cache.sqlite")}
+    return {
+        "GRASP_NEO4J_URI": f"bolt://127.0.0.1:{test_settings.bolt_port}",
+        "GRASP_NEO4J_USER": "neo4j",
+        "GRASP_NEO4J_PASSWORD": secret,
+        "GRASP_INSTANCE": "remote-client",
+        "GRASP_PROJECT_ROOT": str(root),
+        "GRASP_EMBEDDING_CACHE_PATH": str(root / "cache.sqlite"),
+    }
 
 
 def _grasp(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -47,8 +52,9 @@ def test_an_external_server_is_used_not_started(hpo_slice: object, test_settings
     assert (tmp_path / ".grasp" / "text_index").is_dir()  # the client's own indexes, built from the remote data
 
 
-def test_wrong_external_credentials_are_a_clear_error(hpo_slice: object, test_settings: Settings,
-                                                      tmp_path: Path) -> None:
+def test_wrong_external_credentials_are_a_clear_error(
+    hpo_slice: object, test_settings: Settings, tmp_path: Path
+) -> None:
     denied = _grasp(_remote_env(test_settings, tmp_path, password="not-the-password"), "skb", "info")
     assert denied.returncode != 0
     assert "Traceback" not in denied.stderr + denied.stdout

@@ -40,10 +40,12 @@ def graph_digest(driver: Driver) -> str:
     """sha256 over every node (labels, properties, vectors) and edge, in a canonical order; GraspMeta (load
     bookkeeping with timestamps) left out."""
     nodes, _, _ = driver.execute_query(
-        "MATCH (n) WHERE NOT n:GraspMeta RETURN labels(n) AS labels, properties(n) AS props ORDER BY n.id")
+        "MATCH (n) WHERE NOT n:GraspMeta RETURN labels(n) AS labels, properties(n) AS props ORDER BY n.id"
+    )
     edges, _, _ = driver.execute_query(
         "MATCH (a)-[r]->(b) WHERE NOT a:GraspMeta RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS props "
-        "ORDER BY a, t, b")
+        "ORDER BY a, t, b"
+    )
     digest = hashlib.sha256()
     for row in sorted(json.dumps([sorted(r["labels"]), r["props"]], sort_keys=True, default=str) for r in nodes):
         digest.update(row.encode())
@@ -66,8 +68,9 @@ def _run_load() -> subprocess.CompletedProcess[str]:
 
 def _kill_during(stage: str, driver: Driver, kill: Callable[[subprocess.Popen[str]], None]) -> str:
     """Starts a load, kills when its checkpoint shows `stage` (or when it ends first), returns where it was."""
-    loader = subprocess.Popen(LOAD, env=cli_env(TEST_INSTANCE_ENV), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, text=True)
+    loader = subprocess.Popen(
+        LOAD, env=cli_env(TEST_INSTANCE_ENV), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         deadline = time.monotonic() + 300
         while loader.poll() is None and time.monotonic() < deadline:
@@ -91,8 +94,9 @@ def reference_digest(driver: Driver) -> str:
 
 
 @pytest.mark.parametrize("stage", list(STAGES))
-def test_a_load_killed_with_sigkill_resumes_to_the_same_graph(reference_digest: str, driver: Driver,
-                                                              stage: str) -> None:
+def test_a_load_killed_with_sigkill_resumes_to_the_same_graph(
+    reference_digest: str, driver: Driver, stage: str
+) -> None:
     reset_database(driver)
     where = _kill_during(stage, driver, lambda loader: loader.send_signal(signal.SIGKILL))
     rerun = _run_load()
@@ -100,8 +104,9 @@ def test_a_load_killed_with_sigkill_resumes_to_the_same_graph(reference_digest: 
     assert graph_digest(driver) == reference_digest, where
 
 
-def test_a_load_whose_database_is_killed_resumes_to_the_same_graph(reference_digest: str, driver: Driver,
-                                                                   test_settings: Settings) -> None:
+def test_a_load_whose_database_is_killed_resumes_to_the_same_graph(
+    reference_digest: str, driver: Driver, test_settings: Settings
+) -> None:
     server = LocalServer(test_settings)
     reset_database(driver)
 

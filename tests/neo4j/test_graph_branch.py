@@ -48,12 +48,13 @@ def test_compiled_cypher_of_the_branch_reproduces_its_ranking(branch: GraphBranc
     assert compiled is not None and result.planning.plan is not None
     direct, _, _ = driver.execute_query(compiled.query, compiled.params)
     assert result.planning.plan.relevance_text == ""
-    assert [r["nodeId"] for r in direct] == result.ranking.node_ids[:len(direct)]
+    assert [r["nodeId"] for r in direct] == result.ranking.node_ids[: len(direct)]
     assert len(result.ranking.nodes) == 72  # every disease annotated with Epileptic spasm in phenotype.hpoa
 
 
-def test_a_plan_without_relevance_text_is_rescored_by_the_question(driver: Driver, test_settings: Settings,
-                                                                   embedder: GraspEmbedder, hpo_slice: object) -> None:
+def test_a_plan_without_relevance_text_is_rescored_by_the_question(
+    driver: Driver, test_settings: Settings, embedder: GraspEmbedder, hpo_slice: object
+) -> None:
     settings = test_settings.model_copy(update={"graph_relevance_fallback": True})
     result = GraphBranch.build(driver, settings, embedder).run("Which diseases present with epileptic spasms?")
     assert result.planning.plan is not None and result.planning.plan.relevance_text == ""
@@ -62,8 +63,9 @@ def test_a_plan_without_relevance_text_is_rescored_by_the_question(driver: Drive
     assert [n.score for n in nodes] == sorted((n.score for n in nodes), reverse=True)
 
 
-def test_a_described_phenotype_is_anchored_through_the_document_index(driver: Driver, test_settings: Settings,
-                                                                     embedder: GraspEmbedder, hpo_slice: object) -> None:
+def test_a_described_phenotype_is_anchored_through_the_document_index(
+    driver: Driver, test_settings: Settings, embedder: GraspEmbedder, hpo_slice: object
+) -> None:
     # the first sentence of Epileptic spasm's definition, quoted the way people paste one; it names no phenotype
     # ("seizure" is the only name in it, and it is a word of the description)
     records, _, _ = driver.execute_query("MATCH (p:Phenotype {id: 'HP:0011097'}) RETURN p.doc AS doc")
@@ -77,11 +79,16 @@ def test_a_described_phenotype_is_anchored_through_the_document_index(driver: Dr
     assert "OMIM:619340" in result.ranking.node_ids  # DEE 96 has epileptic spasms
 
 
-def test_a_mention_typed_wrongly_gets_the_strong_type_added(hpo_slice: object, driver: Driver,
-                                                            test_settings: Settings, embedder: GraspEmbedder) -> None:
+def test_a_mention_typed_wrongly_gets_the_strong_type_added(
+    hpo_slice: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     procedures = GraphProcedures(driver, test_settings.neo4j_database)
-    table = build_entity_table([Mention(text="NSF", types=("Phenotype",))], procedures,
-                               embedder.with_max_tokens(NAME_TOKENS), ["Phenotype", "Disease", "Gene"])
+    table = build_entity_table(
+        [Mention(text="NSF", types=("Phenotype",))],
+        procedures,
+        embedder.with_max_tokens(NAME_TOKENS),
+        ["Phenotype", "Disease", "Gene"],
+    )
     row = table.rows[0]
     assert row.added_type == "Gene" and list(row.links) == ["Phenotype", "Gene"]
     assert row.links["Gene"][0].node_id == "NCBIGene:4905" and row.links["Gene"][0].score > 0.99
@@ -99,26 +106,44 @@ def test_cypher_in_the_question_is_plain_data(branch: GraphBranch, driver: Drive
     assert compiled is not None and "DETACH" not in compiled.query  # identifiers come from the schema only
 
 
-def test_a_plan_over_the_row_budget_gives_a_reason_not_an_exception(hpo_slice: object, driver: Driver,
-                                                                    test_settings: Settings,
-                                                                    embedder: GraspEmbedder) -> None:
-    plan = Plan.model_validate({"anchors": [{"var": "p", "type": "Phenotype", "text": "Epileptic spasm"}],
-                                "hops": [{"source": "p", "relation": "HAS_PHENOTYPE", "target": "t"}],
-                                "target": {"var": "t", "type": "Disease"}})
-    runner = PlanRunner(GraphProcedures(driver, test_settings.neo4j_database), embedder.with_max_tokens(NAME_TOKENS),
-                        embedder, ExecutionSettings(max_rows=5))
+def test_a_plan_over_the_row_budget_gives_a_reason_not_an_exception(
+    hpo_slice: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    plan = Plan.model_validate(
+        {
+            "anchors": [{"var": "p", "type": "Phenotype", "text": "Epileptic spasm"}],
+            "hops": [{"source": "p", "relation": "HAS_PHENOTYPE", "target": "t"}],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
+    runner = PlanRunner(
+        GraphProcedures(driver, test_settings.neo4j_database),
+        embedder.with_max_tokens(NAME_TOKENS),
+        embedder,
+        ExecutionSettings(max_rows=5),
+    )
     ranking = runner.run(plan)
     assert ranking.nodes == () and ranking.reason is not None and "5" in ranking.reason
     unmatched = plan.model_copy(update={"anchors": (plan.anchors[0].model_copy(update={"text": "zzzz qqqq"}),)})
-    nothing = PlanRunner(GraphProcedures(driver, test_settings.neo4j_database),
-                         embedder.with_max_tokens(NAME_TOKENS), embedder).run(unmatched)
+    nothing = PlanRunner(
+        GraphProcedures(driver, test_settings.neo4j_database), embedder.with_max_tokens(NAME_TOKENS), embedder
+    ).run(unmatched)
     assert nothing.nodes == () or all(n.anchor_score < 0.9 for n in nothing.nodes)
 
 
 def test_grasp_plan_prints_every_intermediate_result(hpo_slice: object) -> None:
-    shown = subprocess.run([GRASP, "plan", SPASM_AND_NSF], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,
-                           text=True, timeout=120)
+    shown = subprocess.run(
+        [GRASP, "plan", SPASM_AND_NSF], env=cli_env(TEST_INSTANCE_ENV), capture_output=True, text=True, timeout=120
+    )
     assert shown.returncode == 0, shown.stderr
-    for expected in ("Entity table", "epileptic spasms", "HAS_PHENOTYPE", "Compiled Cypher", "UNWIND $bindings_a1",
-                     "OMIM:619340", "Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]-", "timings (ms)"):
+    for expected in (
+        "Entity table",
+        "epileptic spasms",
+        "HAS_PHENOTYPE",
+        "Compiled Cypher",
+        "UNWIND $bindings_a1",
+        "OMIM:619340",
+        "Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]-",
+        "timings (ms)",
+    ):
         assert expected in shown.stdout, expected

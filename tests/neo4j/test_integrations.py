@@ -37,11 +37,24 @@ def test_a_react_agent_calls_the_tool_and_reads_the_ranking(grasp: Grasp) -> Non
     tool = grasp.as_tool(k=3)
     assert tool.name == "grasp_search" and "Disease" in tool.description
     assert set(tool.args_schema.model_json_schema()["properties"]) == {"query", "k"}  # type: ignore[union-attr]
-    model = ScriptedChatModel(messages=iter([
-        AIMessage(content="", tool_calls=[{"name": "grasp_search", "args": {"query": QUESTION, "k": 3},
-                                           "id": "call-1", "type": "tool_call"}]),
-        AIMessage(content="Developmental and epileptic encephalopathy 96."),
-    ]))
+    model = ScriptedChatModel(
+        messages=iter(
+            [
+                AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": "grasp_search",
+                            "args": {"query": QUESTION, "k": 3},
+                            "id": "call-1",
+                            "type": "tool_call",
+                        }
+                    ],
+                ),
+                AIMessage(content="Developmental and epileptic encephalopathy 96."),
+            ]
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         agent = create_react_agent(model, [tool])

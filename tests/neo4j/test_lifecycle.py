@@ -14,8 +14,13 @@ from tests.conftest import cli_env, settings_for
 from tests.neo4j.test_stack import GRASP
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
-LIFECYCLE_ENV = {"GRASP_INSTANCE": "lifecycle", "GRASP_BOLT_PORT": "17688", "GRASP_HTTP_PORT": "17475",
-                 "GRASP_HEAP_SIZE": "1g", "GRASP_PAGECACHE_SIZE": "256m"}
+LIFECYCLE_ENV = {
+    "GRASP_INSTANCE": "lifecycle",
+    "GRASP_BOLT_PORT": "17688",
+    "GRASP_HTTP_PORT": "17475",
+    "GRASP_HEAP_SIZE": "1g",
+    "GRASP_PAGECACHE_SIZE": "256m",
+}
 
 
 def _grasp(*args: str) -> subprocess.CompletedProcess[str]:

@@ -34,9 +34,14 @@ def llm() -> Iterator[object]:
     model.close()
 
 
-def test_the_05b_planner_writes_valid_plans_for_50_hpo_questions(hpo_slice: HpoSource, driver: Driver,
-                                                                  test_settings: Settings, embedder: GraspEmbedder,
-                                                                  llm: object, artifacts_dir: Path) -> None:
+def test_the_05b_planner_writes_valid_plans_for_50_hpo_questions(
+    hpo_slice: HpoSource,
+    driver: Driver,
+    test_settings: Settings,
+    embedder: GraspEmbedder,
+    llm: object,
+    artifacts_dir: Path,
+) -> None:
     questions = generate_hpo_questions(hpo_slice, 50, seed=0)
     assert len(questions) == 50
     branch = GraphBranch.build(driver, test_settings, embedder, llm, llm_extraction=False)  # type: ignore[arg-type]
@@ -47,8 +52,9 @@ def test_the_05b_planner_writes_valid_plans_for_50_hpo_questions(hpo_slice: HpoS
     assert report.quality.hit_at_5 >= 0.5, report.quality  # the plans also find answers, not just validate
 
 
-def test_the_05b_extractor_returns_typed_mentions(hpo_slice: HpoSource, driver: Driver, test_settings: Settings,
-                                                  embedder: GraspEmbedder, llm: object) -> None:
+def test_the_05b_extractor_returns_typed_mentions(
+    hpo_slice: HpoSource, driver: Driver, test_settings: Settings, embedder: GraspEmbedder, llm: object
+) -> None:
     branch = GraphBranch.build(driver, test_settings, embedder, llm)  # type: ignore[arg-type]
     extractor = LLMMentionExtractor(llm, branch.context)  # type: ignore[arg-type]
     mentions = extractor.extract("Which diseases present with epileptic spasms and are associated with NSF?")

@@ -113,8 +113,9 @@ def test_per_call_options_choose_fusion_and_depth(grasp: Grasp) -> None:
     assert static.reranker is None and static.configuration["rerank_by_default"]["value"] is False
 
 
-def test_a_plan_over_budget_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver,
-                                                         pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+def test_a_plan_over_budget_falls_back_to_the_text_branch(
+    hpo_slice: object, driver: Driver, pipeline_settings: Settings, embedder: GraspEmbedder
+) -> None:
     tight = pipeline_settings.model_copy(update={"graph_max_rows": 3})
     result = Grasp(assemble_parts(driver, tight, embedder)).search("Which diseases present with epileptic spasms?")
     assert "more than 3 rows" in result.failures["graph"]
@@ -122,8 +123,9 @@ def test_a_plan_over_budget_falls_back_to_the_text_branch(hpo_slice: object, dri
     assert any("text-only" in note for note in result.notes)
 
 
-def test_a_database_that_goes_down_leaves_the_text_answer(hpo_slice: object, test_settings: Settings,
-                                                         pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+def test_a_database_that_goes_down_leaves_the_text_answer(
+    hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
+) -> None:
     own_driver = open_driver(test_settings)
     grasp = Grasp(assemble_parts(own_driver, pipeline_settings, embedder))
     own_driver.close()  # as if the server went away after start-up
@@ -134,7 +136,8 @@ def test_a_database_that_goes_down_leaves_the_text_answer(hpo_slice: object, tes
 
 
 def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
-        hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder) -> None:
+    hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
+) -> None:
     """The driver reaches the server through a proxy; stopping the proxy is the server going away for it."""
     import time
 
@@ -144,9 +147,12 @@ def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
     from tests.tcp_proxy import TcpProxy
 
     with TcpProxy(test_settings.bolt_port) as proxy:
-        proxied = GraphDatabase.driver(f"bolt://127.0.0.1:{proxy.port}", connection_timeout=5.0,
-                                       max_transaction_retry_time=pipeline_settings.neo4j_retry_s,
-                                       auth=(test_settings.neo4j_user, read_password_file(test_settings.password_file)))
+        proxied = GraphDatabase.driver(
+            f"bolt://127.0.0.1:{proxy.port}",
+            connection_timeout=5.0,
+            max_transaction_retry_time=pipeline_settings.neo4j_retry_s,
+            auth=(test_settings.neo4j_user, read_password_file(test_settings.password_file)),
+        )
         with proxied:
             grasp = Grasp(assemble_parts(proxied, pipeline_settings, embedder))
             assert not grasp.search("epileptic spasm", rerank=False).failures
@@ -183,11 +189,21 @@ def _scripted_answer(request: Request, attempts: int) -> Reply:
         content = {
             "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasms"}],
             "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
-            "target": {"var": "t", "type": "Spaceship"}, "relevance_text": "", "n_cand": 10, "risk": "low"}
+            "target": {"var": "t", "type": "Spaceship"},
+            "relevance_text": "",
+            "n_cand": 10,
+            "risk": "low",
+        }
     else:
         content = {"mentions": [{"text": "epileptic spasms", "types": ["Phenotype"], "role": "anchor"}]}
-    return Reply(200, {"choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": json.dumps(content)}}]})
+    return Reply(
+        200,
+        {
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(content)}}
+            ]
+        },
+    )
 
 
 @pytest.fixture()
@@ -196,9 +212,13 @@ def scripted_llm() -> Iterator[FakeJsonServer]:
         yield server
 
 
-def test_an_invalid_plan_falls_back_to_the_text_branch(hpo_slice: object, driver: Driver, pipeline_settings: Settings,
-                                                       embedder: GraspEmbedder,
-                                                       scripted_llm: FakeJsonServer) -> None:
+def test_an_invalid_plan_falls_back_to_the_text_branch(
+    hpo_slice: object,
+    driver: Driver,
+    pipeline_settings: Settings,
+    embedder: GraspEmbedder,
+    scripted_llm: FakeJsonServer,
+) -> None:
     llm = OpenAICompatibleLLM(f"{scripted_llm.url}/v1", "scripted", retries=0)
     grasp = Grasp(assemble_parts(driver, pipeline_settings, embedder, llm))
     result = grasp.search("Which diseases present with epileptic spasms?")
@@ -210,8 +230,9 @@ def test_an_invalid_plan_falls_back_to_the_text_branch(hpo_slice: object, driver
     assert grasp.search(SPASM_AND_NSF, planner="heuristic").node_ids[0] == DEE96
 
 
-def test_an_llm_that_is_down_leaves_the_text_answer(hpo_slice: object, driver: Driver, pipeline_settings: Settings,
-                                                    embedder: GraspEmbedder, tmp_path: Path) -> None:
+def test_an_llm_that_is_down_leaves_the_text_answer(
+    hpo_slice: object, driver: Driver, pipeline_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     llm = OpenAICompatibleLLM("http://127.0.0.1:9/v1", "gone", retries=0, timeout_s=2.0)  # discard port: refused
     grasp = Grasp(assemble_parts(driver, pipeline_settings, embedder, llm))
     result = grasp.search("Which diseases present with epileptic spasms?")
@@ -220,8 +241,9 @@ def test_an_llm_that_is_down_leaves_the_text_answer(hpo_slice: object, driver: D
     assert result.hits and _first_of_asked_type(result)
 
 
-def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(hpo_slice: Any, driver: Driver,
-                                                                      embedder: GraspEmbedder) -> None:
+def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(
+    hpo_slice: Any, driver: Driver, embedder: GraspEmbedder
+) -> None:
     from grasp_agent.skb.documents import DocumentBudget
     from grasp_agent.text_branch.field_reader import read_node_fields
     from grasp_agent.text_branch.fields import FieldCorpus, fields_from_records
@@ -229,9 +251,16 @@ def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(hpo_slice
     schema = hpo_slice.schema()
     with driver.session() as session:
         from_database = FieldCorpus.from_schema_nodes(schema, read_node_fields(session, schema, page_size=100))
-    from_records = FieldCorpus.from_schema_nodes(schema, fields_from_records(  # cut as the loader cuts them
-        schema, hpo_slice.nodes(), hpo_slice.edges(), count_tokens=embedder.count_tokens,
-        budget=DocumentBudget.for_model(embedder.max_tokens)))
+    from_records = FieldCorpus.from_schema_nodes(
+        schema,
+        fields_from_records(  # cut as the loader cuts them
+            schema,
+            hpo_slice.nodes(),
+            hpo_slice.edges(),
+            count_tokens=embedder.count_tokens,
+            budget=DocumentBudget.for_model(embedder.max_tokens),
+        ),
+    )
     assert len(from_database) == 439
     order = {node_id: row for row, node_id in enumerate(from_records.ids)}
     rows = [order[node_id] for node_id in from_database.ids]
@@ -242,8 +271,8 @@ def test_fields_read_from_neo4j_equal_the_fields_of_the_source_records(hpo_slice
 
 
 def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
-        grasp: Grasp, hpo_slice: Any, driver: Driver, pipeline_settings: Settings, embedder: GraspEmbedder,
-        tmp_path: Path) -> None:
+    grasp: Grasp, hpo_slice: Any, driver: Driver, pipeline_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     from grasp_agent.evaluation.hpo_questions import generate_hpo_questions
     from grasp_agent.training.fit import fit_fusion, fusion_examples, of_split, train_weights
 
@@ -266,8 +295,11 @@ def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
     bucket_weight = fits.dynamic.tables.graph_weight(result.plan["n_cand"], result.plan["risk"])  # type: ignore[index]
     assert result.fusion["graph_weight"] == pytest.approx(bucket_weight)
     # fitted static and reranker weights apply unless the settings name their own
-    fitted.fusion_tables.write_text(fits.dynamic.tables.model_copy(  # type: ignore[union-attr]
-        update={"static_graph_weight": 0.8, "rerank_weight": 0.1}).to_json())
+    fitted.fusion_tables.write_text(
+        fits.dynamic.tables.model_copy(  # type: ignore[union-attr]
+            update={"static_graph_weight": 0.8, "rerank_weight": 0.1}
+        ).to_json()
+    )
     with_fitted = assemble_parts(driver, fitted, embedder)
     assert (with_fitted.static_graph_weight, with_fitted.rerank_weight) == (0.8, 0.1)
     assert Grasp(with_fitted).search(SPASM_AND_NSF, fusion="static", rerank=False).fusion["graph_weight"] == 0.8
@@ -276,7 +308,8 @@ def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
 
 
 def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_bounds(
-        grasp: Grasp, hpo_slice: Any, driver: Driver, embedder: GraspEmbedder) -> None:
+    grasp: Grasp, hpo_slice: Any, driver: Driver, embedder: GraspEmbedder
+) -> None:
     from grasp_agent.rerank.documents import RERANK_NEIGHBOURS, candidate_documents
 
     schema = hpo_slice.schema()
@@ -284,8 +317,7 @@ def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_boun
     documents = {}
     for query in ("early infantile epileptic encephalopathy", "X-linked intellectual disability"):
         vector = embedder.embed_query(query)
-        found = candidate_documents(driver, "neo4j", schema, {"Phenotype": ["HP:0011097", "HP:nope"]}, vector,
-                                    counter)
+        found = candidate_documents(driver, "neo4j", schema, {"Phenotype": ["HP:0011097", "HP:nope"]}, vector, counter)
         assert list(found) == ["HP:0011097"]  # an unknown id is simply absent
         documents[query] = found["HP:0011097"].text
     for query, text in documents.items():
@@ -300,7 +332,8 @@ def test_reranker_documents_list_the_neighbours_closest_to_the_query_within_boun
 
 
 def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path
+) -> None:
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.text_branch.field_reader import read_node_fields
     from grasp_agent.text_branch.fields import NAME_FIELD
@@ -308,9 +341,15 @@ def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
 
     schema = hpo_slice.schema()
     # Without the packaged vector packs, which hold the HPO's text fields too (checked below).
-    settings = test_settings.model_copy(update={
-        "embedding_cache_path": tmp_path / "fresh.sqlite", "text_index_dir": tmp_path / "text",
-        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights", "vector_packs": False})
+    settings = test_settings.model_copy(
+        update={
+            "embedding_cache_path": tmp_path / "fresh.sqlite",
+            "text_index_dir": tmp_path / "text",
+            "dense_index_dir": tmp_path / "dense",
+            "field_weights_dir": tmp_path / "weights",
+            "vector_packs": False,
+        }
+    )
     with driver.session() as session:
         nodes = list(read_node_fields(session, schema))
     stored = {node.texts[NAME_FIELD] for node in nodes} | {node.doc for node in nodes}
@@ -325,14 +364,20 @@ def test_the_text_branch_embeds_neither_names_nor_documents_the_load_stored(
 
 
 def test_with_the_packaged_packs_the_text_branch_embeds_nothing(
-        hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path) -> None:
+    hpo_slice: Any, driver: Driver, test_settings: Settings, tmp_path: Path
+) -> None:
     """The slice's definitions, synonyms and comments are the full HPO's texts, so the packs hold them all."""
     from grasp_agent.embed.factory import make_embedder
     from grasp_agent.text_branch.from_database import open_text_branch
 
-    settings = test_settings.model_copy(update={
-        "embedding_cache_path": tmp_path / "fresh.sqlite", "text_index_dir": tmp_path / "text",
-        "dense_index_dir": tmp_path / "dense", "field_weights_dir": tmp_path / "weights"})
+    settings = test_settings.model_copy(
+        update={
+            "embedding_cache_path": tmp_path / "fresh.sqlite",
+            "text_index_dir": tmp_path / "text",
+            "dense_index_dir": tmp_path / "dense",
+            "field_weights_dir": tmp_path / "weights",
+        }
+    )
     with make_embedder(settings) as fresh:
         open_text_branch(driver, settings, fresh, hpo_slice.schema())
         assert fresh.misses == 0 and fresh.pack_hits > 0

@@ -21,8 +21,8 @@ def _lora_b_trained(model: Any) -> bool:
 
 
 def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
-        hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder,
-        tmp_path: Path) -> None:
+    hpo_slice: Any, grasp: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     import torch
     from peft import PeftModel
 
@@ -47,16 +47,34 @@ def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
     database, schema = test_settings.neo4j_database, hpo_slice.schema()
     queries = slice_queries(12)
     by_id = {query.id: query for query in queries}
-    build_bank(driver, database, schema, "load-1", embedder, queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        database,
+        schema,
+        "load-1",
+        embedder,
+        queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     branch = grasp.parts.graph_branch("heuristic")
     examples = [e for e in TeacherPlans(branch, AdaPathCypher(driver, database)).build(queries) if e is not None]
     records = [example.to_record() for example in examples]
     assert len(records) >= 3
 
     tokenizer = char_tokenizer()
-    small = dict(gradient_accumulation=2, lora_r=4, lora_alpha=8, lora_dropout=0.0, learning_rate=5e-3,
-                 warmup_ratio=0.0, save_steps=2, max_length=2048, device="cpu")
+    small = dict(
+        gradient_accumulation=2,
+        lora_r=4,
+        lora_alpha=8,
+        lora_dropout=0.0,
+        learning_rate=5e-3,
+        warmup_ratio=0.0,
+        save_steps=2,
+        max_length=2048,
+        device="cpu",
+    )
     # SFT on the teacher plans
     sft_model = tiny_qwen2(len(tokenizer))
     sft = train_sft(sft_model, tokenizer, records, tmp_path / "sft", SftOptions(max_steps=2, **small))  # type: ignore[arg-type]
@@ -73,13 +91,13 @@ def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
         samples[record["id"]] = [(text, scorer.reward(by_id[record["id"]], text, table)) for text in texts]
     assert all(reward == LOWEST for pairs in samples.values() for _, reward in pairs)  # a random model's JSON
     rft_model = tiny_qwen2(len(tokenizer))  # RFT fine-tunes the base again
-    rft = train_sft(rft_model, tokenizer, rft_records(records, samples), tmp_path / "rft",
-                    SftOptions(max_steps=2, **small))  # type: ignore[arg-type]
+    rft = train_sft(
+        rft_model, tokenizer, rft_records(records, samples), tmp_path / "rft", SftOptions(max_steps=2, **small)
+    )  # type: ignore[arg-type]
     assert rft.steps == 2 and _lora_b_trained(rft_model)
 
     # RFT's CPU recipe: the SFT adapter keeps training (no new LoRA on top of it)
-    continued = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "sft" / ADAPTER_DIR,
-                                          is_trainable=True)
+    continued = PeftModel.from_pretrained(tiny_qwen2(len(tokenizer)), tmp_path / "sft" / ADAPTER_DIR, is_trainable=True)
     before = {n: p.detach().clone() for n, p in continued.named_parameters() if "lora_B" in n}
     train_sft(continued, tokenizer, records[:3], tmp_path / "rft-continued", SftOptions(max_steps=1, **small))  # type: ignore[arg-type]
     assert any(not torch.equal(before[n], p) for n, p in continued.named_parameters() if n in before)
@@ -92,10 +110,26 @@ def test_sft_rft_grpo_run_on_a_tiny_student_against_the_live_graph(
     reward = PlanReward(scorer, table, by_id)
     held_back = [SelectionQuestion(by_id[r["id"]], r["prompt"]) for r in records[-2:]]
     selector = CheckpointSelector(scorer, held_back, tokenizer, tmp_path / "grpo", max_new_tokens=24)
-    grpo = train_grpo(merged, tokenizer, records[:2], reward, tmp_path / "grpo",
-                      GrpoOptions(max_steps=1, num_generations=2, batch_size=2, gradient_accumulation=1,
-                                  max_completion_length=32, lora_r=4, lora_alpha=8, device="cpu", save_steps=1,
-                                  resample_ties=1), selector)
+    grpo = train_grpo(
+        merged,
+        tokenizer,
+        records[:2],
+        reward,
+        tmp_path / "grpo",
+        GrpoOptions(
+            max_steps=1,
+            num_generations=2,
+            batch_size=2,
+            gradient_accumulation=1,
+            max_completion_length=32,
+            lora_r=4,
+            lora_alpha=8,
+            device="cpu",
+            save_steps=1,
+            resample_ties=1,
+        ),
+        selector,
+    )
     assert grpo.steps == 1 and len(reward.given) == 4 and all(r == LOWEST for r in reward.given)
     assert grpo.tied_groups == 1 and grpo.resampled_groups == 0  # drawn again once, tied again
     assert grpo.selection is not None and [p["step"] for p in grpo.selection] == [0, 1]

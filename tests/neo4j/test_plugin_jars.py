@@ -37,14 +37,17 @@ def _dangling_relocated_references(jar: Path, prefix: str) -> dict[str, str]:
 TOLERATED = re.compile(r"/org/slf4j/impl/Static\w+Binder$|/org/objectweb/asm/util/|/org/immutables/")
 
 
-@pytest.mark.parametrize("jar_glob,prefix", [("apoc-*-core.jar", "dev/grasp/shaded/apoc/"),
-                                             ("open-gds-*.jar", "dev/grasp/shaded/gds/")])
-def test_no_relocated_reference_dangles(running_server: object, test_settings: Settings, jar_glob: str,
-                                        prefix: str) -> None:
+@pytest.mark.parametrize(
+    "jar_glob,prefix", [("apoc-*-core.jar", "dev/grasp/shaded/apoc/"), ("open-gds-*.jar", "dev/grasp/shaded/gds/")]
+)
+def test_no_relocated_reference_dangles(
+    running_server: object, test_settings: Settings, jar_glob: str, prefix: str
+) -> None:
     jars = list((test_settings.resolved_runtime_dir / "plugins").glob(jar_glob))
     assert len(jars) == 1, f"expected one {jar_glob} in plugins/, found {jars}"
-    dangling = {ref: src for ref, src in _dangling_relocated_references(jars[0], prefix).items()
-                if not TOLERATED.search(ref)}
+    dangling = {
+        ref: src for ref, src in _dangling_relocated_references(jars[0], prefix).items() if not TOLERATED.search(ref)
+    }
     assert dangling == {}
 
 

@@ -19,9 +19,10 @@ pytest.importorskip("peft", reason="reranker training needs the [train] extra")
 
 def _with_splits(queries: list[Any]) -> list[Any]:
     """Every third query is valid, the rest train; templates from the benchmark's ids."""
-    return [query.model_copy(update={"split": "valid" if index % 3 == 2 else "train",
-                                     "template": query.id.split("-")[1]})
-            for index, query in enumerate(queries)]
+    return [
+        query.model_copy(update={"split": "valid" if index % 3 == 2 else "train", "template": query.id.split("-")[1]})
+        for index, query in enumerate(queries)
+    ]
 
 
 def test_data_training_and_reranking_on_the_live_pipeline(grasp: Grasp, tmp_path: Path) -> None:
@@ -44,8 +45,9 @@ def test_data_training_and_reranking_on_the_live_pipeline(grasp: Grasp, tmp_path
     train = [item for item in data if item.split == "train"]
     valid = [item for item in data if item.split == "valid"]
     out = tmp_path / "adapter"
-    config = RerankTrainConfig(epochs=2, rank=4, alpha=8.0, group_size=6, max_tokens=96, max_query_tokens=24,
-                               learning_rate=1e-3, max_groups=4)
+    config = RerankTrainConfig(
+        epochs=2, rank=4, alpha=8.0, group_size=6, max_tokens=96, max_query_tokens=24, learning_rate=1e-3, max_groups=4
+    )
     report = train_reranker(train, valid, minilm_model_dir(), out, "hpo", MINILM, config)
     assert [epoch.groups for epoch in report.epochs] == [4, 4]
     assert all(np.isfinite(epoch.mean_loss) for epoch in report.epochs)

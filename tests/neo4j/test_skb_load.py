@@ -29,14 +29,16 @@ QUIET = LoadOptions(progress=False, batch_size=3)  # tiny batches: several commi
 def _db_counts(driver: Driver) -> tuple[Counter[str], Counter[tuple[str, str, str]]]:
     nodes, _, _ = driver.execute_query("MATCH (n) WHERE NOT n:GraspMeta RETURN labels(n)[0] AS label, count(*) AS c")
     edges, _, _ = driver.execute_query(
-        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS s, type(r) AS t, labels(b)[0] AS e, count(*) AS c")
-    return (Counter({r["label"]: r["c"] for r in nodes}),
-            Counter({(r["s"], r["t"], r["e"]): r["c"] for r in edges}))
+        "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS s, type(r) AS t, labels(b)[0] AS e, count(*) AS c"
+    )
+    return (Counter({r["label"]: r["c"] for r in nodes}), Counter({(r["s"], r["t"], r["e"]): r["c"] for r in edges}))
 
 
 def _source_counts(source: SkbSource) -> tuple[Counter[str], Counter[tuple[str, str, str]]]:
-    return (Counter(record.label for record in source.nodes()),
-            Counter((e.source_label, e.type, e.target_label) for e in source.edges()))
+    return (
+        Counter(record.label for record in source.nodes()),
+        Counter((e.source_label, e.type, e.target_label) for e in source.edges()),
+    )
 
 
 @pytest.fixture
@@ -52,18 +54,23 @@ def test_generic_example_round_trips(empty_db: Driver, test_settings: Settings, 
     assert _db_counts(empty_db) == _source_counts(source)
     records, _, _ = empty_db.execute_query(
         "MATCH (p:Person {id: 'p1'})-[:DIRECTED]->(f:Film {id: 'f1'}) "
-        "RETURN p.aliases AS aliases, f.genres AS genres, f.doc AS doc, size(f.doc_embedding) AS dims")
+        "RETURN p.aliases AS aliases, f.genres AS genres, f.doc AS doc, size(f.doc_embedding) AS dims"
+    )
     row = records[0]
     assert row["aliases"] == ["Miyazaki Hayao", "宮崎駿"]
     assert row["genres"] == ["animation", "fantasy"]
     assert row["doc"].startswith("Film: Spirited Away\nplot: A girl wanders")
     assert "DIRECTED <- Person: Hayao Miyazaki" in row["doc"]
     assert row["dims"] == embedder.dimension
-    role, _, _ = empty_db.execute_query("MATCH (:Person {id: 'p2'})-[r:ACTED_IN]->(:Film {id: 'f1'}) RETURN r.role AS role")
+    role, _, _ = empty_db.execute_query(
+        "MATCH (:Person {id: 'p2'})-[r:ACTED_IN]->(:Film {id: 'f1'}) RETURN r.role AS role"
+    )
     assert role[0]["role"] == "Chihiro"
 
 
-def test_reloading_the_same_source_is_a_no_op(empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder) -> None:
+def test_reloading_the_same_source_is_a_no_op(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
     load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
     before = _db_counts(empty_db)
@@ -71,8 +78,9 @@ def test_reloading_the_same_source_is_a_no_op(empty_db: Driver, test_settings: S
     assert again.already_loaded
     assert _db_counts(empty_db) == before
     # --force walks every stage again; MERGE and the doc hashes keep it from writing anything twice
-    forced = load_skb(empty_db, test_settings.neo4j_database, source, embedder,
-                      LoadOptions(progress=False, batch_size=3, force=True))
+    forced = load_skb(
+        empty_db, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False, batch_size=3, force=True)
+    )
     assert not forced.already_loaded and forced.embedded_texts == 0
     assert _db_counts(empty_db) == before
 
@@ -99,8 +107,9 @@ class _CrashingSource(SkbSource):
         return self.inner.fingerprint()
 
 
-def test_interrupted_load_resumes_after_the_last_committed_batch(empty_db: Driver, test_settings: Settings,
-                                                                 embedder: GraspEmbedder) -> None:
+def test_interrupted_load_resumes_after_the_last_committed_batch(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
     with pytest.raises(OSError, match="simulated crash"):
         load_skb(empty_db, test_settings.neo4j_database, _CrashingSource(source, crash_after=4), embedder, QUIET)
@@ -113,8 +122,9 @@ def test_interrupted_load_resumes_after_the_last_committed_batch(empty_db: Drive
     assert _db_counts(empty_db) == _source_counts(source)
 
 
-def test_a_second_skb_in_the_same_database_is_refused(empty_db: Driver, test_settings: Settings,
-                                                     embedder: GraspEmbedder) -> None:
+def test_a_second_skb_in_the_same_database_is_refused(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     generic = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
     load_skb(empty_db, test_settings.neo4j_database, generic, embedder, QUIET)
     stark = StarkSource(FIXTURES / "stark" / "prime", "prime")
@@ -122,25 +132,30 @@ def test_a_second_skb_in_the_same_database_is_refused(empty_db: Driver, test_set
         load_skb(empty_db, test_settings.neo4j_database, stark, embedder, QUIET)
 
 
-def test_stark_prime_fixture_round_trips_with_integer_ids(empty_db: Driver, test_settings: Settings,
-                                                         embedder: GraspEmbedder) -> None:
+def test_stark_prime_fixture_round_trips_with_integer_ids(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     source = StarkSource(FIXTURES / "stark" / "prime", "prime")
     load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
     assert _db_counts(empty_db) == _source_counts(source)
     expected = {record.id: record for record in source.nodes()}
-    records, _, _ = empty_db.execute_query("MATCH (n) WHERE NOT n:GraspMeta RETURN n.id AS id, n.name AS name, "
-                                           "labels(n)[0] AS label ORDER BY id")
+    records, _, _ = empty_db.execute_query(
+        "MATCH (n) WHERE NOT n:GraspMeta RETURN n.id AS id, n.name AS name, labels(n)[0] AS label ORDER BY id"
+    )
     assert [r["id"] for r in records] == sorted(expected)
     assert all(isinstance(r["id"], int) for r in records)
     assert all(r["name"] == expected[r["id"]].name and r["label"] == expected[r["id"]].label for r in records)
     for record in expected.values():
         for field, value in record.properties.items():
-            stored, _, _ = empty_db.execute_query("MATCH (n {id: $id}) RETURN n[$field] AS v", id=record.id, field=field)
+            stored, _, _ = empty_db.execute_query(
+                "MATCH (n {id: $id}) RETURN n[$field] AS v", id=record.id, field=field
+            )
             assert stored[0]["v"] == value
 
 
-def test_unknown_node_type_is_refused_and_nothing_half_written(empty_db: Driver, test_settings: Settings,
-                                                              embedder: GraspEmbedder, tmp_path: Path) -> None:
+def test_unknown_node_type_is_refused_and_nothing_half_written(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     nodes = tmp_path / "nodes.jsonl"
     nodes.write_text((GENERIC / "nodes.jsonl").read_text() + '{"id": "x", "type": "Robot", "name": "R2"}\n')
     with pytest.raises(SourceFormatError, match=r"nodes.jsonl:6: .*Robot"):
@@ -150,8 +165,9 @@ def test_unknown_node_type_is_refused_and_nothing_half_written(empty_db: Driver,
     assert sum(nodes_count.values()) == 0  # the one batch that held the bad line never committed
 
 
-def test_node_type_outside_the_schema_is_a_schema_error(empty_db: Driver, test_settings: Settings,
-                                                       embedder: GraspEmbedder) -> None:
+def test_node_type_outside_the_schema_is_a_schema_error(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     generic = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
 
     class Mislabelled(_CrashingSource):
@@ -164,35 +180,41 @@ def test_node_type_outside_the_schema_is_a_schema_error(empty_db: Driver, test_s
 
 def _generic(tmp_path: Path, nodes: str, edges: str | None = None) -> GenericSource:
     (tmp_path / "nodes.jsonl").write_text(nodes, encoding="utf-8")
-    (tmp_path / "edges.jsonl").write_text(edges if edges is not None else (GENERIC / "edges.jsonl").read_text(),
-                                          encoding="utf-8")
+    (tmp_path / "edges.jsonl").write_text(
+        edges if edges is not None else (GENERIC / "edges.jsonl").read_text(), encoding="utf-8"
+    )
     return GenericSource(GENERIC / "schema.json", tmp_path / "nodes.jsonl", tmp_path / "edges.jsonl")
 
 
-def test_a_load_that_fails_before_writing_leaves_no_trace(empty_db: Driver, test_settings: Settings,
-                                                          embedder: GraspEmbedder, tmp_path: Path) -> None:
+def test_a_load_that_fails_before_writing_leaves_no_trace(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     bad = _generic(tmp_path, (GENERIC / "nodes.jsonl").read_text() + '{"id": "x", "type": "Robot", "name": "R"}\n')
     with pytest.raises(SourceFormatError, match=r"nodes.jsonl:6"):
         load_skb(empty_db, test_settings.neo4j_database, bad, embedder, LoadOptions(progress=False))
     meta, _, _ = empty_db.execute_query("MATCH (m:GraspMeta) RETURN m.key AS key")
     assert [row["key"] for row in meta] == []  # no SKB is claimed, so another one loads
-    constraints, _, _ = empty_db.execute_query("SHOW CONSTRAINTS YIELD name WHERE name STARTS WITH 'grasp_' "
-                                               "AND name <> 'grasp_meta_key' RETURN name")
+    constraints, _, _ = empty_db.execute_query(
+        "SHOW CONSTRAINTS YIELD name WHERE name STARTS WITH 'grasp_' AND name <> 'grasp_meta_key' RETURN name"
+    )
     assert constraints == []
     stark = StarkSource(FIXTURES / "stark" / "prime", "prime")
     assert not load_skb(empty_db, test_settings.neo4j_database, stark, embedder, QUIET).already_loaded
 
 
-def test_a_reload_of_fixed_files_converges_to_them(empty_db: Driver, test_settings: Settings,
-                                                   embedder: GraspEmbedder, tmp_path: Path) -> None:
+def test_a_reload_of_fixed_files_converges_to_them(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     nodes, edges = (GENERIC / "nodes.jsonl").read_text(), (GENERIC / "edges.jsonl").read_text()
     # first load: a typo'd id, a field and an edge that the fixed files no longer have
-    typo_nodes = nodes.replace('"f1"', '"f1x"').replace('"bio": "Japanese actress."',
-                                                       '"bio": "Japanese actress.", "aliases": "Rumi"')
+    typo_nodes = nodes.replace('"f1"', '"f1x"').replace(
+        '"bio": "Japanese actress."', '"bio": "Japanese actress.", "aliases": "Rumi"'
+    )
     typo_edges = edges.replace('"f1"', '"f1x"') + '{"source": "p2", "type": "ACTED_IN", "target": "f2"}\n'
     (tmp_path / "typo").mkdir()
-    load_skb(empty_db, test_settings.neo4j_database, _generic(tmp_path / "typo", typo_nodes, typo_edges), embedder,
-             QUIET)
+    load_skb(
+        empty_db, test_settings.neo4j_database, _generic(tmp_path / "typo", typo_nodes, typo_edges), embedder, QUIET
+    )
     (tmp_path / "fixed").mkdir()
     fixed = _generic(tmp_path / "fixed", nodes, edges)
     summary = load_skb(empty_db, test_settings.neo4j_database, fixed, embedder, QUIET)
@@ -205,12 +227,14 @@ def test_a_reload_of_fixed_files_converges_to_them(empty_db: Driver, test_settin
     assert aliases[0]["aliases"] is None and "Rumi\n" not in aliases[0]["doc"]
     found, _, _ = empty_db.execute_query(
         "CALL db.index.vector.queryNodes('grasp_film_name', 5, $v) YIELD node RETURN collect(node.id) AS ids",
-        v=list(embedder.embed_query("Spirited Away")))
+        v=list(embedder.embed_query("Spirited Away")),
+    )
     assert "f1x" not in found[0]["ids"] and "f1" in found[0]["ids"]
 
 
-def test_nodes_grasp_did_not_write_are_refused_before_loading(empty_db: Driver, test_settings: Settings,
-                                                              embedder: GraspEmbedder) -> None:
+def test_nodes_grasp_did_not_write_are_refused_before_loading(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     empty_db.execute_query("CREATE (:Film {name: 'foreign'}), (:Film {name: 'also foreign'})")
     source = GenericSource(GENERIC / "schema.json", GENERIC / "nodes.jsonl", GENERIC / "edges.jsonl")
     with pytest.raises(GraspError, match=r"nodes without an `id` in the schema's labels \{'Film': 2\}"):
@@ -219,8 +243,9 @@ def test_nodes_grasp_did_not_write_are_refused_before_loading(empty_db: Driver, 
     assert nodes == Counter({"Film": 2})  # nothing written, nothing of theirs touched
 
 
-def test_skb_drop_removes_the_loaded_skb_and_a_new_one_loads(empty_db: Driver, test_settings: Settings,
-                                                              embedder: GraspEmbedder) -> None:
+def test_skb_drop_removes_the_loaded_skb_and_a_new_one_loads(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
     import subprocess
 
     from tests.conftest import TEST_INSTANCE_ENV, cli_env
@@ -245,6 +270,7 @@ def test_skb_drop_removes_the_loaded_skb_and_a_new_one_loads(empty_db: Driver, t
 
 # --- HPO: a real slice, loaded once for the tests below ---------------------------------------------------
 
+
 def test_hpo_slice_counts_match_the_source(hpo_slice: HpoSource, driver: Driver) -> None:
     assert _db_counts(driver) == _source_counts(hpo_slice)
 
@@ -252,33 +278,43 @@ def test_hpo_slice_counts_match_the_source(hpo_slice: HpoSource, driver: Driver)
 def test_hpo_ids_are_the_public_source_ids(hpo_slice: HpoSource, driver: Driver) -> None:
     records, _, _ = driver.execute_query(
         "MATCH (d:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(p:Phenotype {id: 'HP:0011097'}) "
-        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d) RETURN d.name AS disease, p.name AS phenotype, collect(g.id) AS genes")
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d) RETURN d.name AS disease, p.name AS phenotype, collect(g.id) AS genes"
+    )
     assert records[0]["disease"] == "Developmental and epileptic encephalopathy 96"
     assert records[0]["phenotype"] == "Epileptic spasm"
     assert "NCBIGene:4905" in records[0]["genes"]  # NSF
 
 
-@pytest.mark.parametrize("name,hpo_id", [("Epileptic spasm", "HP:0011097"), ("Infantile spasms", "HP:0012469"),
-                                         ("Motor seizure", "HP:0020219")])
-def test_vector_search_for_a_phenotype_name_returns_it_first(hpo_slice: HpoSource, driver: Driver,
-                                                            embedder: GraspEmbedder, name: str, hpo_id: str) -> None:
+@pytest.mark.parametrize(
+    "name,hpo_id",
+    [("Epileptic spasm", "HP:0011097"), ("Infantile spasms", "HP:0012469"), ("Motor seizure", "HP:0020219")],
+)
+def test_vector_search_for_a_phenotype_name_returns_it_first(
+    hpo_slice: HpoSource, driver: Driver, embedder: GraspEmbedder, name: str, hpo_id: str
+) -> None:
     vector = embedder.with_max_tokens(64).embed_query(name)
     records, _, _ = driver.execute_query(
-        "CALL db.index.vector.queryNodes('grasp_phenotype_name', 3, $v) YIELD node RETURN node.id AS id", v=vector)
+        "CALL db.index.vector.queryNodes('grasp_phenotype_name', 3, $v) YIELD node RETURN node.id AS id", v=vector
+    )
     assert records[0]["id"] == hpo_id
 
 
-def test_every_node_has_both_embeddings_and_a_bounded_document(hpo_slice: HpoSource, driver: Driver,
-                                                              embedder: GraspEmbedder) -> None:
+def test_every_node_has_both_embeddings_and_a_bounded_document(
+    hpo_slice: HpoSource, driver: Driver, embedder: GraspEmbedder
+) -> None:
     records, _, _ = driver.execute_query(
-        "MATCH (n) WHERE NOT n:GraspMeta RETURN n.doc AS doc, size(n.name_embedding) AS a, size(n.doc_embedding) AS b")
+        "MATCH (n) WHERE NOT n:GraspMeta RETURN n.doc AS doc, size(n.name_embedding) AS a, size(n.doc_embedding) AS b"
+    )
     assert {(r["a"], r["b"]) for r in records} == {(embedder.dimension, embedder.dimension)}
     # cut where the model cuts (MiniLM's own max_seq_length), so the stored document is what was embedded
     assert embedder.max_tokens == 256 and max(embedder.count_tokens(r["doc"]) for r in records) <= 256
-    states, _, _ = driver.execute_query("SHOW VECTOR INDEXES YIELD name, state WHERE name STARTS WITH 'grasp_' "
-                                        "RETURN collect(name) AS names, collect(DISTINCT state) AS states")
-    assert sorted(states[0]["names"]) == sorted(f"grasp_{label}_{kind}" for label in ("phenotype", "disease", "gene")
-                                                for kind in ("name", "doc"))
+    states, _, _ = driver.execute_query(
+        "SHOW VECTOR INDEXES YIELD name, state WHERE name STARTS WITH 'grasp_' "
+        "RETURN collect(name) AS names, collect(DISTINCT state) AS states"
+    )
+    assert sorted(states[0]["names"]) == sorted(
+        f"grasp_{label}_{kind}" for label in ("phenotype", "disease", "gene") for kind in ("name", "doc")
+    )
     assert states[0]["states"] == ["ONLINE"]
 
 
@@ -294,14 +330,15 @@ def test_cli_skb_info_shows_the_loaded_kb_and_exports_its_schema(hpo_slice: HpoS
     assert "load: complete; embedder: local:all-MiniLM-L6-v2:max256" in shown.stdout
     assert "(:Disease)-[:HAS_PHENOTYPE]->(:Phenotype)" in shown.stdout
     assert "grasp_phenotype_name" in shown.stdout and "ONLINE 100%" in shown.stdout
-    exported = subprocess.run([GRASP, "skb", "info", "--json"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True,
-                              text=True)
+    exported = subprocess.run(
+        [GRASP, "skb", "info", "--json"], env=cli_env(TEST_INSTANCE_ENV), capture_output=True, text=True
+    )
     assert SkbSchema.model_validate(json.loads(exported.stdout)) == hpo_slice.schema()
 
 
-def test_exported_vector_packs_answer_a_reload_without_embedding(hpo_slice: HpoSource, driver: Driver,
-                                                                 test_settings: Settings, embedder: GraspEmbedder,
-                                                                 tmp_path: Path) -> None:
+def test_exported_vector_packs_answer_a_reload_without_embedding(
+    hpo_slice: HpoSource, driver: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
     """Export the slice's stored vectors, then embed its names and documents through an empty cache that has
     only those packs: nothing reaches the model, and the vectors are the stored ones (int8 round trip)."""
     import subprocess
@@ -315,13 +352,19 @@ def test_exported_vector_packs_answer_a_reload_without_embedding(hpo_slice: HpoS
 
     assert isinstance(embedder, CachedEmbedder)
     env = {**TEST_INSTANCE_ENV, "GRASP_EMBEDDING_CACHE_PATH": str(embedder.path)}
-    done = subprocess.run([GRASP, "skb", "export-vectors", "--out", str(tmp_path / "packs")], env=cli_env(env),
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [GRASP, "skb", "export-vectors", "--out", str(tmp_path / "packs")],
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "text fields:" in done.stdout and "hpo-local_all-MiniLM-L6-v2_max64.npz" in done.stdout
 
-    records, _, _ = driver.execute_query("MATCH (n) WHERE n.doc IS NOT NULL RETURN n.name AS name, n.doc AS doc, "
-                                         "n.name_embedding AS name_vector, n.doc_embedding AS doc_vector")
+    records, _, _ = driver.execute_query(
+        "MATCH (n) WHERE n.doc IS NOT NULL RETURN n.name AS name, n.doc AS doc, "
+        "n.name_embedding AS name_vector, n.doc_embedding AS doc_vector"
+    )
     with CachedEmbedder(embedder.inner, tmp_path / "empty.sqlite", packs=PackShelf(tmp_path / "packs")) as cached:
         names, docs = cached.with_max_tokens(64), cached.with_max_tokens(256)
         name_vectors = names.embed_texts([r["name"] for r in records])

@@ -59,7 +59,9 @@ def test_smoke_is_idempotent(driver: Driver, test_settings: Settings) -> None:
 def test_grasp_schema_procedure_sees_the_smoke_graph(driver: Driver, test_settings: Settings) -> None:
     run_smoke(driver, test_settings.neo4j_database)
     records, _, _ = driver.execute_query("CALL grasp.schema() YIELD patterns RETURN patterns")
-    assert {"source": "GraspSmokeItem", "type": "LINKS", "target": "GraspSmokeItem", "count": 4} in records[0]["patterns"]
+    assert {"source": "GraspSmokeItem", "type": "LINKS", "target": "GraspSmokeItem", "count": 4} in records[0][
+        "patterns"
+    ]
     checked, _, _ = driver.execute_query(
         "CALL grasp.schema.validatePath($labels, $types)",
         {"labels": ["GraspSmokeItem", "GraspSmokeItem"], "types": ["LINKS"]},

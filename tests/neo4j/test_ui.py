@@ -19,9 +19,13 @@ from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.ui import build_app, launch_options
 from tests.neo4j.test_browser import CHROMIUM, CHROMIUM_ARGS
 
-pytestmark = [pytest.mark.neo4j, pytest.mark.browser,
-              pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed "
-                                 "(scripts/ensure-chromium installs it)")]
+pytestmark = [
+    pytest.mark.neo4j,
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="Debian chromium is not installed (scripts/ensure-chromium installs it)"
+    ),
+]
 SPASM_AND_NSF = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
 DEE96 = "OMIM:619340"
 TRACEBACK_WORDS = ("Traceback", 'File "', "raise ")
@@ -67,8 +71,9 @@ def graph_canvas(page: Any, elem_id: str) -> Any:
     return page.frame_locator(f"#{elem_id} iframe").locator("div.vis-network canvas")
 
 
-def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_settings: Settings,
-                                                      artifacts_dir: Path) -> None:
+def test_a_question_streams_to_rankings_plan_and_path(
+    grasp: Grasp, test_settings: Settings, artifacts_dir: Path
+) -> None:
     with serving(grasp, test_settings) as url, browser_page() as page:
         ask(page, url, SPASM_AND_NSF)
         # no evidence that the reranker helps (these tables are priors): the box starts unticked and says why
@@ -90,16 +95,20 @@ def test_a_question_streams_to_rankings_plan_and_path(grasp: Grasp, test_setting
         # Chromium paints no sandboxed iframe outside the viewport, so a full-page picture would show the graphs
         # blank: make the viewport as tall as the page, let vis-network fit, then take the picture.
         height = int(page.evaluate("document.documentElement.scrollHeight"))
-        page.set_viewport_size({"width": page.viewport_size["width"] if page.viewport_size else 1500,
-                                "height": height})
+        page.set_viewport_size({"width": page.viewport_size["width"] if page.viewport_size else 1500, "height": height})
         page.wait_for_timeout(2000)
         page.screenshot(path=str(artifacts_dir / "ui.png"), full_page=True)
         body = page.locator("body").inner_text()
         assert not any(word in body for word in TRACEBACK_WORDS)
 
 
-def test_failures_read_as_messages(hpo_slice: object, test_settings: Settings, pipeline_settings: Settings,
-                                   embedder: GraspEmbedder, artifacts_dir: Path) -> None:
+def test_failures_read_as_messages(
+    hpo_slice: object,
+    test_settings: Settings,
+    pipeline_settings: Settings,
+    embedder: GraspEmbedder,
+    artifacts_dir: Path,
+) -> None:
     own_driver = open_driver(test_settings)
     grasp = Grasp(assemble_parts(own_driver, pipeline_settings, embedder))
     own_driver.close()  # Neo4j goes away after start-up: the graph branch fails, the text branch answers
@@ -117,16 +126,26 @@ def test_failures_read_as_messages(hpo_slice: object, test_settings: Settings, p
         assert not any(word in body for word in TRACEBACK_WORDS)
 
 
-def test_the_paths_tab_shows_meta_paths_paths_and_the_answer(grasp: Grasp, hpo_slice: Any, test_settings: Settings,
-                                                             embedder: GraspEmbedder, artifacts_dir: Path) -> None:
+def test_the_paths_tab_shows_meta_paths_paths_and_the_answer(
+    grasp: Grasp, hpo_slice: Any, test_settings: Settings, embedder: GraspEmbedder, artifacts_dir: Path
+) -> None:
     from grasp_agent.adapath.bank import build_bank
     from grasp_agent.adapath.bank_build import BankConfig
     from tests.neo4j.test_adapath_bank import slice_queries
 
     driver = grasp.parts.driver
     queries = slice_queries(24)
-    build_bank(driver, test_settings.neo4j_database, hpo_slice.schema(), "load-1", embedder, queries,
-               BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2), rebuild=True, progress=False)
+    build_bank(
+        driver,
+        test_settings.neo4j_database,
+        hpo_slice.schema(),
+        "load-1",
+        embedder,
+        queries,
+        BankConfig(corridor_size=60, paths_per_answer=2, max_answers=2),
+        rebuild=True,
+        progress=False,
+    )
     driver.execute_query("CALL db.awaitIndexes(120)")
     try:
         with serving(grasp, test_settings) as url, browser_page() as page:

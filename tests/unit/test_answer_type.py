@@ -17,8 +17,10 @@ def test_the_filter_keeps_everything_when_nothing_is_of_the_asked_type() -> None
 
 
 def test_the_prior_moves_the_asked_type_first_and_loses_nothing() -> None:
-    items = [FusedItem(node_id, 1.0 / rank, (None, rank)) for rank, node_id in
-             enumerate(["P1", "D2", "unknown", "G1", "D1", "P2"], start=1)]
+    items = [
+        FusedItem(node_id, 1.0 / rank, (None, rank))
+        for rank, node_id in enumerate(["P1", "D2", "unknown", "G1", "D1", "P2"], start=1)
+    ]
     ordered = asked_type_first(items, lambda item: LABELS.get(str(item.id)), "Disease")
     assert [item.id for item in ordered] == ["D2", "D1", "P1", "unknown", "G1", "P2"]
     assert sorted(ordered, key=lambda item: -item.score) == items  # the same items, scores untouched

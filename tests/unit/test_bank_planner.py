@@ -13,10 +13,12 @@ from grasp_agent.graph_branch.schema_paths import SchemaHop
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 
 
-def _ranked(labels: list[str], relations: list[str], outgoing: list[bool], vote: float,
-            first_vote: float | None = None) -> RankedMetaPath:
-    return RankedMetaPath(MetaPath.from_lists(labels, relations, outgoing), vote, 3, 3, (),
-                          vote if first_vote is None else first_vote)
+def _ranked(
+    labels: list[str], relations: list[str], outgoing: list[bool], vote: float, first_vote: float | None = None
+) -> RankedMetaPath:
+    return RankedMetaPath(
+        MetaPath.from_lists(labels, relations, outgoing), vote, 3, 3, (), vote if first_vote is None else first_vote
+    )
 
 
 # child -[:IS_A]-> parent; SUBTYPES walks from the parent against the stored direction, down to its children
@@ -28,15 +30,18 @@ GENE_DETOUR = _ranked(["Disease", "Phenotype", "Gene"], ["HAS_PHENOTYPE", "ASSOC
 
 
 def test_a_meta_path_becomes_hops_with_the_labels_and_stored_directions() -> None:
-    assert schema_hops(GENE_DETOUR.meta_path) == [SchemaHop("Disease", "HAS_PHENOTYPE", "Phenotype", True),
-                                                  SchemaHop("Phenotype", "ASSOCIATED_WITH", "Gene", False)]
+    assert schema_hops(GENE_DETOUR.meta_path) == [
+        SchemaHop("Disease", "HAS_PHENOTYPE", "Phenotype", True),
+        SchemaHop("Phenotype", "ASSOCIATED_WITH", "Gene", False),
+    ]
 
 
 def test_vote_plus_first_choice_vote_wins_then_the_fewest_hops() -> None:
     assert choose_route([PARENTS, SUBTYPES]) is SUBTYPES
     assert choose_route([GENE_DETOUR, GENE_DIRECT]) is GENE_DIRECT  # more votes, but nobody's first choice
-    chosen_detour = _ranked(["Disease", "Phenotype", "Gene"], ["HAS_PHENOTYPE", "ASSOCIATED_WITH"], [True, False],
-                            1.8, 1.9)
+    chosen_detour = _ranked(
+        ["Disease", "Phenotype", "Gene"], ["HAS_PHENOTYPE", "ASSOCIATED_WITH"], [True, False], 1.8, 1.9
+    )
     assert choose_route([GENE_DIRECT, chosen_detour]) is chosen_detour
     tied_detour = _ranked(["Disease", "Phenotype", "Gene"], ["HAS_PHENOTYPE", "ASSOCIATED_WITH"], [True, False], 1.8)
     assert choose_route([tied_detour, GENE_DIRECT]) is GENE_DIRECT
@@ -66,27 +71,35 @@ def test_subtype_questions_walk_is_a_downwards_and_bank_routes_may_be_low_risk()
     assert (hop.source, hop.relation, hop.target, hop.direction) == ("a1", "IS_A", "t", Direction.IN)
     assert hop.stored_from("t") is True
     assert banked.risk is Risk.LOW and banked.target.type == "Phenotype"
-    three_hops = _ranked(["Gene", "Disease", "Phenotype", "Phenotype"], ["ASSOCIATED_WITH", "HAS_PHENOTYPE", "IS_A"],
-                         [True, True, False], 1.0)
-    long_plan = planner.build("Which phenotypes refine the features of diseases of the gene NSF?",
-                              EntityTable((_row("NSF", "Gene", 1.0),)),
-                              BankRoutes([three_hops], SchemaRoutes(HPO_CONTEXT)))
+    three_hops = _ranked(
+        ["Gene", "Disease", "Phenotype", "Phenotype"],
+        ["ASSOCIATED_WITH", "HAS_PHENOTYPE", "IS_A"],
+        [True, True, False],
+        1.0,
+    )
+    long_plan = planner.build(
+        "Which phenotypes refine the features of diseases of the gene NSF?",
+        EntityTable((_row("NSF", "Gene", 1.0),)),
+        BankRoutes([three_hops], SchemaRoutes(HPO_CONTEXT)),
+    )
     assert len(long_plan.hops) == 3 and long_plan.risk is Risk.LOW  # the heuristic would say medium at 3 hops
 
 
 def test_words_asking_for_the_hierarchy_keep_only_bank_routes_that_walk_it() -> None:
-    """"subtypes of X": similar bank questions that went straight to the target vouch for the wrong route."""
+    """ "subtypes of X": similar bank questions that went straight to the target vouch for the wrong route."""
     straight = _ranked(["Phenotype", "Disease"], ["HAS_PHENOTYPE"], [False], 3.0)
     down_then_on = _ranked(["Phenotype", "Phenotype", "Disease"], ["IS_A", "HAS_PHENOTYPE"], [False, False], 1.0)
     up_then_on = _ranked(["Phenotype", "Phenotype", "Disease"], ["IS_A", "HAS_PHENOTYPE"], [True, False], 2.0)
     routes = BankRoutes([straight, up_then_on, down_then_on], SchemaRoutes(HPO_CONTEXT))
-    assert routes.path("Phenotype", "Disease", "", lead="which diseases have a subtype of") == \
-        schema_hops(down_then_on.meta_path)
+    assert routes.path("Phenotype", "Disease", "", lead="which diseases have a subtype of") == schema_hops(
+        down_then_on.meta_path
+    )
     assert routes.path("Phenotype", "Disease", "", lead="") == schema_hops(straight.meta_path)  # no cue: the vote
     assert routes.path("Phenotype", "Disease", "", lead="parent terms of") == schema_hops(up_then_on.meta_path)
     only_straight = BankRoutes([straight], SchemaRoutes(HPO_CONTEXT))
     walked = only_straight.path("Phenotype", "Disease", "", lead="a more specific form of")
     assert walked is not None and (walked[0].relation, walked[0].outgoing) == ("IS_A", False)  # the schema's step
     assert not only_straight.sure(walked)
-    assert only_straight.notes == ["no bank meta-path from Phenotype walks its hierarchy down, as the question asks: "
-                                   "schema path"]
+    assert only_straight.notes == [
+        "no bank meta-path from Phenotype walks its hierarchy down, as the question asks: schema path"
+    ]

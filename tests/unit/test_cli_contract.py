@@ -55,8 +55,9 @@ class FakeServer:
         return self._state
 
 
-VERSIONS = StackVersions(neo4j="5.26.18", edition="community",
-                         plugins={"gds": "2.13.9", "apoc": "5.26.18", "grasp": "0.1.0"})
+VERSIONS = StackVersions(
+    neo4j="5.26.18", edition="community", plugins={"gds": "2.13.9", "apoc": "5.26.18", "grasp": "0.1.0"}
+)
 
 
 def test_db_status_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,16 +79,21 @@ def test_db_status_of_a_stopped_instance_exits_3_with_json_still_one_document(mo
     assert "is not running" in done.stderr
 
 
-SCHEMA = SkbSchema.model_validate({
-    "name": "films", "description": "Directors and films.",
-    "node_types": [{"label": "Person", "text_fields": ["bio"]}, {"label": "Film"}],
-    "relation_types": [{"type": "DIRECTED", "pairs": [{"source": "Person", "target": "Film"}]}]})
+SCHEMA = SkbSchema.model_validate(
+    {
+        "name": "films",
+        "description": "Directors and films.",
+        "node_types": [{"label": "Person", "text_fields": ["bio"]}, {"label": "Film"}],
+        "relation_types": [{"type": "DIRECTED", "pairs": [{"source": "Person", "target": "Film"}]}],
+    }
+)
 
 
 def test_skb_info_json_is_the_schema_and_no_skb_exits_4(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(skb, "open_driver", no_driver)
-    infos: list[SkbInfo] = [SkbInfo(schema=SCHEMA, state=None, label_counts={"Film": 1, "Person": 1},
-                                    patterns=[], indexes=[])]
+    infos: list[SkbInfo] = [
+        SkbInfo(schema=SCHEMA, state=None, label_counts={"Film": 1, "Person": 1}, patterns=[], indexes=[])
+    ]
     monkeypatch.setattr(skb, "read_skb_info", lambda driver, database: infos)
     done = invoke("skb", "info", "--json")
     assert done.exit_code == 0, done.output
@@ -108,16 +114,26 @@ class FakeBranch:
 
 def test_plan_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
     link = NodeLink(node_id="HP:1", name="Epileptic spasm", label="Phenotype", score=0.97, degree=12)
-    node = RankedNode(node_id="OMIM:2", name="DEE 96", anchor_score=0.97, dense_score=0.5, score=1.47, witness=(
-        {"var": "a", "id": "HP:1", "name": "Epileptic spasm", "label": "Phenotype"},
-        {"type": "HAS_PHENOTYPE", "direction": "in"},
-        {"var": "t", "id": "OMIM:2", "name": "DEE 96", "label": "Disease"}))
+    node = RankedNode(
+        node_id="OMIM:2",
+        name="DEE 96",
+        anchor_score=0.97,
+        dense_score=0.5,
+        score=1.47,
+        witness=(
+            {"var": "a", "id": "HP:1", "name": "Epileptic spasm", "label": "Phenotype"},
+            {"type": "HAS_PHENOTYPE", "direction": "in"},
+            {"var": "t", "id": "OMIM:2", "name": "DEE 96", "label": "Disease"},
+        ),
+    )
     result = GraphBranchResult(
-        question="Which diseases present epileptic spasm?", mentions=(),
+        question="Which diseases present epileptic spasm?",
+        mentions=(),
         entity_table=EntityTable((EntityRow(Mention(text="epileptic spasm"), {"Phenotype": (link,)}),)),
         planning=PlanningOutcome(planner="heuristic", plan=None, reason="no target type"),
         ranking=GraphRanking(nodes=(node,), compiled=CompiledPlan("RETURN 1", {"vector": [0.5] * 20})),
-        timings_ms={"extract": 1.0, "link": 2.0, "plan": 3.0, "execute": 4.0})
+        timings_ms={"extract": 1.0, "link": 2.0, "plan": 3.0, "execute": 4.0},
+    )
     monkeypatch.setattr(plan, "open_driver", no_driver)
     monkeypatch.setattr(plan, "make_embedder", lambda settings: object())
     monkeypatch.setattr(plan, "graph_branch_for", lambda *args, **kwargs: FakeBranch(result))
@@ -146,8 +162,9 @@ class FakeGrasp:
         return None
 
     def stream(self, question: str, options: object) -> Iterator[object]:
-        yield SearchResult(question=question, hits=[SearchHit(rank=1, node_id="OMIM:2", name="DEE 96", label="Disease",
-                                                              score=0.03)])
+        yield SearchResult(
+            question=question, hits=[SearchHit(rank=1, node_id="OMIM:2", name="DEE 96", label="Disease", score=0.03)]
+        )
 
 
 def test_search_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,17 +181,27 @@ def test_eval_score_json_is_the_results_file(tmp_path: Path) -> None:
 
     write_runs(RESULTS, tmp_path / "eval")
     query_file = tmp_path / "queries.jsonl"
-    query_file.write_text("".join(json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids),
-                                              "split": q.split}) + "\n" for q in QUERIES))
+    query_file.write_text(
+        "".join(
+            json.dumps({"id": q.id, "query": q.text, "answer_ids": list(q.answer_ids), "split": q.split}) + "\n"
+            for q in QUERIES
+        )
+    )
     done = invoke("eval", "score", "--runs", str(tmp_path / "eval"), "--queries", str(query_file), "--json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout) == json.loads((tmp_path / "eval" / "results.json").read_text())
     assert "written:" in done.stderr
 
 
-@pytest.mark.parametrize(("error", "code"), [
-    (GraspError("bad file"), 1), (DatabaseUnavailableError("no Neo4j server answers"), 3),
-    (ServiceUnavailable("gone"), 3), (NoSkbLoadedError("database 'neo4j' holds no SKB"), 4)])
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (GraspError("bad file"), 1),
+        (DatabaseUnavailableError("no Neo4j server answers"), 3),
+        (ServiceUnavailable("gone"), 3),
+        (NoSkbLoadedError("database 'neo4j' holds no SKB"), 4),
+    ],
+)
 def test_errors_exit_with_their_documented_code(error: Exception, code: int) -> None:
     probe = typer.Typer()
 
@@ -208,8 +235,9 @@ def test_a_renamed_option_takes_its_old_name_once_but_not_both(capsys: pytest.Ca
         _common.renamed(Path("new.jsonl"), Path("old.jsonl"), "--queries", "--questions")
 
 
-@pytest.mark.parametrize("command", [["train", "weights"], ["train", "fusion"], ["bench", "graph"], ["bench", "text"],
-                                     ["bench", "load"]])
+@pytest.mark.parametrize(
+    "command", [["train", "weights"], ["train", "fusion"], ["bench", "graph"], ["bench", "text"], ["bench", "load"]]
+)
 def test_query_files_are_queries_everywhere(command: list[str]) -> None:
     shown = invoke(*command, "--help").stdout
     assert "--queries" in shown and "--questions" not in shown  # the old name still parses, hidden

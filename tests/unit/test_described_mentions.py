@@ -23,27 +23,45 @@ def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
     return [clause.text for clause in candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), named)]
 
 
-@pytest.mark.parametrize(("question", "named", "expected"), [
-    # a quoted definition is one clause, its introduction is not
-    ('Which diseases present with the abnormality described as "a generalized decrease in bone mineral density"?',
-     (), ["a generalized decrease in bone mineral density"]),
-    # unquoted: cut at the coordination and trimmed of the framing verbs; the whole is not one description
-    # because one conjunct is a named gene
-    ("Which diseases present with a generalized decrease in bone mineral density and are associated with DDRGK1?",
-     ("DDRGK1",), ["generalized decrease in bone mineral density"]),
-    # coordination inside a description: the pieces and the whole are candidates
-    ("Which diseases present with sudden flexion or extension of the proximal and truncal muscles?", ("proximal",),
-     ["sudden flexion or extension of the proximal and truncal muscles"]),
-    # a relative clause
-    ("What genes are linked to conditions in which the serum contains antibodies against platelets?",
-     (), ["serum contains antibodies against platelets"]),
-    # hierarchy words frame the entity; "a direct subtype of X" leaves too few words to be a description
-    ("Which diseases present with a direct subtype of Pyelonephritis?", (), []),
-    ("Encopresis; DMPK: diseases?", (), []),
-    # mostly named: "Delayed CNS myelination" is a name the span finder linked
-    ("Which disorders linked to FANCL have Delayed CNS myelination as a feature?",
-     ("FANCL", "Delayed CNS myelination"), []),
-])
+@pytest.mark.parametrize(
+    ("question", "named", "expected"),
+    [
+        # a quoted definition is one clause, its introduction is not
+        (
+            'Which diseases present with the abnormality described as "a generalized decrease in bone mineral density"?',
+            (),
+            ["a generalized decrease in bone mineral density"],
+        ),
+        # unquoted: cut at the coordination and trimmed of the framing verbs; the whole is not one description
+        # because one conjunct is a named gene
+        (
+            "Which diseases present with a generalized decrease in bone mineral density and are associated with DDRGK1?",
+            ("DDRGK1",),
+            ["generalized decrease in bone mineral density"],
+        ),
+        # coordination inside a description: the pieces and the whole are candidates
+        (
+            "Which diseases present with sudden flexion or extension of the proximal and truncal muscles?",
+            ("proximal",),
+            ["sudden flexion or extension of the proximal and truncal muscles"],
+        ),
+        # a relative clause
+        (
+            "What genes are linked to conditions in which the serum contains antibodies against platelets?",
+            (),
+            ["serum contains antibodies against platelets"],
+        ),
+        # hierarchy words frame the entity; "a direct subtype of X" leaves too few words to be a description
+        ("Which diseases present with a direct subtype of Pyelonephritis?", (), []),
+        ("Encopresis; DMPK: diseases?", (), []),
+        # mostly named: "Delayed CNS myelination" is a name the span finder linked
+        (
+            "Which disorders linked to FANCL have Delayed CNS myelination as a feature?",
+            ("FANCL", "Delayed CNS myelination"),
+            [],
+        ),
+    ],
+)
 def test_candidate_clauses(question: str, named: tuple[str, ...], expected: list[str]) -> None:
     assert _texts(question, named) == expected
 
@@ -51,7 +69,7 @@ def test_candidate_clauses(question: str, named: tuple[str, ...], expected: list
 def test_clause_offsets_point_into_the_question() -> None:
     question = 'Which genes cause "progressive loss of hair on the scalp"; and which diseases?'
     (clause,) = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema))
-    assert question[clause.start:clause.end] == clause.text == "progressive loss of hair on the scalp"
+    assert question[clause.start : clause.end] == clause.text == "progressive loss of hair on the scalp"
 
 
 def test_named_share_counts_the_content_words_anchor_mentions_cover() -> None:

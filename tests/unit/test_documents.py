@@ -32,15 +32,22 @@ def test_document_layout_fields_in_schema_order_then_relations() -> None:
 
 
 def test_empty_fields_and_empty_groups_are_left_out() -> None:
-    doc = render_document(PHENOTYPE, "X", {"definition": "  ", "synonyms": []},
-                          [NeighbourGroup("IS_A", True, "Phenotype", (), 0)], words)
+    doc = render_document(
+        PHENOTYPE, "X", {"definition": "  ", "synonyms": []}, [NeighbourGroup("IS_A", True, "Phenotype", (), 0)], words
+    )
     assert doc == "Phenotype: X"
 
 
 def test_neighbour_lines_list_at_most_the_budgeted_names() -> None:
     names = tuple(f"n{i}" for i in range(30))
-    doc = render_document(PHENOTYPE, "X", {}, [NeighbourGroup("IS_A", False, "Phenotype", names, 30)], words,
-                          DocumentBudget(max_neighbours=3))
+    doc = render_document(
+        PHENOTYPE,
+        "X",
+        {},
+        [NeighbourGroup("IS_A", False, "Phenotype", names, 30)],
+        words,
+        DocumentBudget(max_neighbours=3),
+    )
     assert doc.splitlines()[1] == "IS_A <- Phenotype (30): n0, n1, n2 (+27 more)"
 
 

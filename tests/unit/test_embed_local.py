@@ -118,7 +118,9 @@ def test_unknown_model_names_the_allowed_ones() -> None:
 
 def test_mpnet_runs_in_numpy_too() -> None:
     try:
-        mpnet = LocalEmbedder("all-mpnet-base-v2", backend="numpy")  # parts installed with --no-deps, or an unpacked cache
+        mpnet = LocalEmbedder(
+            "all-mpnet-base-v2", backend="numpy"
+        )  # parts installed with --no-deps, or an unpacked cache
     except EmbeddingError as exc:
         pytest.skip(str(exc))
     vectors = mpnet.embed_texts(TEXTS)

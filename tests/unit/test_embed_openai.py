@@ -102,7 +102,10 @@ def test_5xx_answers_are_retried(server: FakeJsonServer) -> None:
 
 
 def test_persistent_5xx_fails_after_the_retries(server: FakeJsonServer) -> None:
-    with _client(server, "down", retries=2) as client, pytest.raises(EmbeddingError, match="after 3 attempts: HTTP 503"):
+    with (
+        _client(server, "down", retries=2) as client,
+        pytest.raises(EmbeddingError, match="after 3 attempts: HTTP 503"),
+    ):
         client.embed_texts(["a"])
 
 

@@ -84,7 +84,20 @@ def test_relative_position_buckets_match_mpnet() -> None:
     buckets = relative_position_buckets(200, num_buckets=32)
     row = buckets[0]
     assert [row[k] for k in (0, 1, 7, 8, 15, 16, 17, 31, 32, 63, 64, 127, 128, 199)] == [
-        0, 17, 23, 24, 25, 26, 26, 27, 28, 29, 30, 31, 31, 31,
+        0,
+        17,
+        23,
+        24,
+        25,
+        26,
+        26,
+        27,
+        28,
+        29,
+        30,
+        31,
+        31,
+        31,
     ]
     assert list(buckets[20, :5]) == [10, 10, 10, 10, 10]  # keys before the query: the lower half
     assert np.array_equal(np.diag(buckets), np.zeros(200))
@@ -92,8 +105,15 @@ def test_relative_position_buckets_match_mpnet() -> None:
 
 def _write_config(tmp_path: Path, **fields: object) -> Path:
     path = tmp_path / "config.json"
-    base = {"model_type": "bert", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
-            "intermediate_size": 16, "layer_norm_eps": 1e-12, "max_position_embeddings": 512}
+    base = {
+        "model_type": "bert",
+        "hidden_size": 8,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 16,
+        "layer_norm_eps": 1e-12,
+        "max_position_embeddings": 512,
+    }
     path.write_text(json.dumps({**base, **fields}))
     return path
 

@@ -46,8 +46,11 @@ def _install_parts(site: Path, data: bytes, pieces: int = 3) -> SplitArchive:
         info = site / f"tiny_model_part_{number:03d}-0.0.1.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tiny-model-part-{number:03d}\nVersion: 0.0.1\n")
-        parts.append(ArchivePart(f"tiny-model-part-{number:03d}", "0.0.1", relative, len(chunk),
-                                 hashlib.sha256(chunk).hexdigest()))
+        parts.append(
+            ArchivePart(
+                f"tiny-model-part-{number:03d}", "0.0.1", relative, len(chunk), hashlib.sha256(chunk).hexdigest()
+            )
+        )
     return SplitArchive(name="tiny-model", folder="tiny-model", parts=tuple(parts))
 
 

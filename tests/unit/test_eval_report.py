@@ -16,11 +16,17 @@ QUERIES = [
 GOLD = {query.id: set(query.answer_ids) for query in QUERIES}
 
 
-def runs(system: str, rankings: list[tuple[str, ...]], latencies: list[float],
-         failures: list[str | None] | None = None) -> SystemRuns:
+def runs(
+    system: str, rankings: list[tuple[str, ...]], latencies: list[float], failures: list[str | None] | None = None
+) -> SystemRuns:
     failures = failures or [None] * len(rankings)
-    return SystemRuns(system, [QueryRun(q.id, ranked, ms, failure) for q, ranked, ms, failure
-                               in zip(QUERIES, rankings, latencies, failures, strict=True)])
+    return SystemRuns(
+        system,
+        [
+            QueryRun(q.id, ranked, ms, failure)
+            for q, ranked, ms, failure in zip(QUERIES, rankings, latencies, failures, strict=True)
+        ],
+    )
 
 
 GOOD = runs("grasp", [("x",), ("a", "y"), ("w", "b")], [10.0, 20.0, 30.0])
@@ -71,10 +77,14 @@ def test_systems_and_missing_answers_are_checked() -> None:
 
 
 def test_worded_answers_get_em_per_level_and_hops_cell_and_stage_medians() -> None:
-    answered = SystemRuns("adapath", [
-        QueryRun("q1", ("x",), 10.0, answer="X syndrome", stages_ms={"search": 4.0, "answer": 1.0}),
-        QueryRun("q2", ("a",), 20.0, answer="wrong", stages_ms={"search": 8.0, "answer": 1.0}),
-        QueryRun("q3", ("w",), 30.0, answer=" w  DISEASE ", stages_ms={"search": 6.0, "answer": 3.0})])
+    answered = SystemRuns(
+        "adapath",
+        [
+            QueryRun("q1", ("x",), 10.0, answer="X syndrome", stages_ms={"search": 4.0, "answer": 1.0}),
+            QueryRun("q2", ("a",), 20.0, answer="wrong", stages_ms={"search": 8.0, "answer": 1.0}),
+            QueryRun("q3", ("w",), 30.0, answer=" w  DISEASE ", stages_ms={"search": 6.0, "answer": 3.0}),
+        ],
+    )
     names = {"q1": {"X syndrome"}, "q2": {"Y", "Z"}, "q3": {"W disease"}}
     report = build_report({"grasp": GOOD, "adapath": answered}, QUERIES, names)
     (em,) = report.answers  # only the system that answers in words

@@ -38,14 +38,18 @@ def test_systems_are_checked_before_the_query_file_is_read(tmp_path: Path) -> No
 
 
 def test_prepared_systems_lose_repeats_and_queries_are_the_split_then_the_limit(tmp_path: Path) -> None:
-    queries = [query.model_copy(update={"split": split}) for query, split in zip(QUERIES, ("test", "valid", "test"),
-                                                                               strict=True)]
+    queries = [
+        query.model_copy(update={"split": split})
+        for query, split in zip(QUERIES, ("test", "valid", "test"), strict=True)
+    ]
     path = query_file(tmp_path, queries)
     prepared = prepare_evaluation(EvaluationRequest(path, ("grasp", "bm25", "grasp"), split="test", limit=1))
     assert prepared.systems == ["grasp", "bm25"]
     assert [query.id for query in prepared.queries] == ["q1"]
     assert [query.id for query in prepare_evaluation(EvaluationRequest(path, ("bm25",), split="test")).queries] == [
-        "q1", "q3"]
+        "q1",
+        "q3",
+    ]
     assert len(prepare_evaluation(EvaluationRequest(path, ("bm25",))).queries) == 3
 
 
@@ -55,8 +59,10 @@ def test_queries_written_for_another_skb_are_refused_unless_some_can_run_and_mis
     assert answerable(queries, present, "hpo") == queries
     with pytest.raises(EvaluationError) as refused:
         answerable(queries, ["G2", "P9"], "hpo", allow_missing=False)
-    assert str(refused.value) == ("1 of 3 queries have no answer node in the loaded SKB 'hpo' (e.g. q1 -> ['1']): "
-                                  "these queries were written for another knowledge base; --allow-missing runs the rest")
+    assert str(refused.value) == (
+        "1 of 3 queries have no answer node in the loaded SKB 'hpo' (e.g. q1 -> ['1']): "
+        "these queries were written for another knowledge base; --allow-missing runs the rest"
+    )
     assert answerable(queries, ["G2", "P9"], "hpo", allow_missing=True) == queries[1:]
     with pytest.raises(EvaluationError, match=r"^3 of 3 queries .* another knowledge base$"):
         answerable(queries, ["X"], "prime", allow_missing=True)  # nothing would run: refused all the same
@@ -75,11 +81,19 @@ def test_rescored_runs_write_the_report_beside_them_and_score_the_queries_that_r
     assert outcome.queries == 2 and outcome.wall_s == 0.0 and outcome.runs_dir is None
     assert outcome.written.files[:2] == (tmp_path / "eval" / "results.json", tmp_path / "eval" / "report.md")
     meta = outcome.written.document["meta"]
-    assert meta == {"queries_file": str(path), "split": None, "queries": 2,
-                    "systems": ["bm25", "grasp", "grasp+rerank"], "rescored_from": str(runs_dir)}
+    assert meta == {
+        "queries_file": str(path),
+        "split": None,
+        "queries": 2,
+        "systems": ["bm25", "grasp", "grasp+rerank"],
+        "rescored_from": str(runs_dir),
+    }
     assert [score.queries for score in outcome.report.scores] == [2, 2, 2]
-    assert (tmp_path / "eval" / "report.md").read_text().startswith(
-        f"2 queries from `{path}` (split all), re-scored from saved runs in `{runs_dir}`\n\n| system |")
+    assert (
+        (tmp_path / "eval" / "report.md")
+        .read_text()
+        .startswith(f"2 queries from `{path}` (split all), re-scored from saved runs in `{runs_dir}`\n\n| system |")
+    )
     with pytest.raises(EvaluationError, match=r"none of the 1 queries of .* \(split all\) was run in"):
         rescore_runs(runs_dir, query_file(tmp_path / "eval", [EvalQuery(id="q9", text="x", answer_ids=("X",))]))
 
@@ -87,8 +101,13 @@ def test_rescored_runs_write_the_report_beside_them_and_score_the_queries_that_r
 def test_write_report_writes_json_markdown_and_a_plot_per_grouping_the_queries_carry(tmp_path: Path) -> None:
     report = build_report(RESULTS, QUERIES)
     written = write_report(report, tmp_path / "new", {"queries": 3}, "three queries")
-    assert [path.name for path in written.files] == ["results.json", "report.md", "hit1_by_hops.png",
-                                                     "hit1_by_level.png", "hit1_by_template.png"]
+    assert [path.name for path in written.files] == [
+        "results.json",
+        "report.md",
+        "hit1_by_hops.png",
+        "hit1_by_level.png",
+        "hit1_by_template.png",
+    ]
     assert written.document == json.loads((tmp_path / "new" / "results.json").read_text())
     assert written.document["meta"] == {"queries": 3}
     assert written.document["scores"] == json.loads(json.dumps(to_json_dict(report)["scores"]))

@@ -101,17 +101,21 @@ def test_repeated_ids_keep_their_first_rank() -> None:
     assert weighted_rrf([["a", "a"]], [1.0], k=1)[0].score == 0.5
 
 
-@pytest.mark.parametrize(("rankings", "weights", "k", "limit", "message"), [
-    ([["a"], ["b"]], [1.0], 60.0, None, "got 1 weights for 2 rankings"),
-    ([["a"], ["b"]], [0.5, -0.1], 60.0, None, "weight 1 must be a finite number >= 0; got -0.1"),
-    ([["a"]], [float("nan")], 60.0, None, "weight 0 must be a finite number >= 0; got nan"),
-    ([["a"]], [1.0], 0.0, None, "k must be a finite number > 0; got 0.0"),
-    ([["a"]], [1.0], -5.0, None, "got -5.0"),
-    ([["a"]], [1.0], float("inf"), None, "got inf"),
-    ([["a"]], [1.0], 60.0, -1, "limit must be >= 0 or None; got -1"),
-])
-def test_rrf_rejects_bad_inputs(rankings: list[list[str]], weights: list[float], k: float, limit: int | None,
-                                message: str) -> None:
+@pytest.mark.parametrize(
+    ("rankings", "weights", "k", "limit", "message"),
+    [
+        ([["a"], ["b"]], [1.0], 60.0, None, "got 1 weights for 2 rankings"),
+        ([["a"], ["b"]], [0.5, -0.1], 60.0, None, "weight 1 must be a finite number >= 0; got -0.1"),
+        ([["a"]], [float("nan")], 60.0, None, "weight 0 must be a finite number >= 0; got nan"),
+        ([["a"]], [1.0], 0.0, None, "k must be a finite number > 0; got 0.0"),
+        ([["a"]], [1.0], -5.0, None, "got -5.0"),
+        ([["a"]], [1.0], float("inf"), None, "got inf"),
+        ([["a"]], [1.0], 60.0, -1, "limit must be >= 0 or None; got -1"),
+    ],
+)
+def test_rrf_rejects_bad_inputs(
+    rankings: list[list[str]], weights: list[float], k: float, limit: int | None, message: str
+) -> None:
     with pytest.raises(FusionError, match=message.replace("(", r"\(")):
         weighted_rrf(rankings, weights, k, limit)
     assert issubclass(FusionError, GraspError)
@@ -177,9 +181,22 @@ def test_static_empty_text_ranking_and_bad_weight() -> None:
 # ---------------------------------------------------------------- dynamic fusion
 
 
-@pytest.mark.parametrize(("n_cand", "bucket"), [
-    (0, 0), (1, 0), (10, 0), (11, 1), (50, 1), (51, 2), (100, 2), (101, 3), (500, 3), (501, 4), (10**6, 4),
-])
+@pytest.mark.parametrize(
+    ("n_cand", "bucket"),
+    [
+        (0, 0),
+        (1, 0),
+        (10, 0),
+        (11, 1),
+        (50, 1),
+        (51, 2),
+        (100, 2),
+        (101, 3),
+        (500, 3),
+        (501, 4),
+        (10**6, 4),
+    ],
+)
 def test_bucket_boundaries(n_cand: int, bucket: int) -> None:
     assert bucket_of(n_cand) == bucket
 
@@ -189,11 +206,20 @@ def test_negative_n_cand_is_rejected() -> None:
         bucket_of(-1)
 
 
-@pytest.mark.parametrize(("n_cand", "risk", "weight"), [
-    (1, Risk.LOW, 0.8), (10, Risk.MEDIUM, 0.8 * 0.7), (11, Risk.HIGH, 0.65 * 0.3),
-    (50, Risk.LOW, 0.65), (51, Risk.MEDIUM, 0.5 * 0.7), (100, Risk.HIGH, 0.5 * 0.3),
-    (101, Risk.LOW, 0.35), (500, Risk.MEDIUM, 0.35 * 0.7), (501, Risk.HIGH, 0.2 * 0.3),
-])
+@pytest.mark.parametrize(
+    ("n_cand", "risk", "weight"),
+    [
+        (1, Risk.LOW, 0.8),
+        (10, Risk.MEDIUM, 0.8 * 0.7),
+        (11, Risk.HIGH, 0.65 * 0.3),
+        (50, Risk.LOW, 0.65),
+        (51, Risk.MEDIUM, 0.5 * 0.7),
+        (100, Risk.HIGH, 0.5 * 0.3),
+        (101, Risk.LOW, 0.35),
+        (500, Risk.MEDIUM, 0.35 * 0.7),
+        (501, Risk.HIGH, 0.2 * 0.3),
+    ],
+)
 def test_default_tables_weight_is_bucket_times_risk(n_cand: int, risk: Risk, weight: float) -> None:
     assert DynamicFusionTables().graph_weight(n_cand, risk) == pytest.approx(weight)
 
@@ -227,8 +253,9 @@ def test_dynamic_empty_graph_ranking_is_text_only() -> None:
 
 
 def test_tables_json_round_trip(tmp_path: Path) -> None:
-    tables = DynamicFusionTables(w_bucket=(0.9, 0.7, 0.4, 0.3, 0.1), m_risk=RiskMultipliers(medium=0.5, high=0.0),
-                                 k=20.0, fitted_on=128)
+    tables = DynamicFusionTables(
+        w_bucket=(0.9, 0.7, 0.4, 0.3, 0.1), m_risk=RiskMultipliers(medium=0.5, high=0.0), k=20.0, fitted_on=128
+    )
     path = tmp_path / "fusion.json"
     tables.save(path)
     assert DynamicFusionTables.load(path) == tables
@@ -237,17 +264,20 @@ def test_tables_json_round_trip(tmp_path: Path) -> None:
     assert DynamicFusionTables.load(path) == DynamicFusionTables()
 
 
-@pytest.mark.parametrize(("content", "problem"), [
-    ("{not json", "not valid JSON"),
-    ("[0.8, 0.6]", "expected a JSON object of fusion tables, got list"),
-    ('{"w_bucket": [0.8, 0.6, 0.5, 0.3]}', "w_bucket.4: Field required"),
-    ('{"w_bucket": [0.8, 1.5, 0.5, 0.3, 0.2]}', "w_bucket.1: Input should be less than or equal to 1 (got 1.5)"),
-    ('{"m_risk": {"low": 1, "medium": 0.7, "high": -0.3}}', "m_risk.high: Input should be greater than or equal"),
-    ('{"m_risk": {"low": 1, "mediun": 0.7}}', "m_risk.mediun: Extra inputs are not permitted"),
-    ('{"k": 0}', "k: Input should be greater than 0 (got 0)"),
-    ('{"k": NaN}', "k: Input should be a finite number"),
-    ('{"w_bucket": [0.8, 0.6, 0.5, 0.3, 0.2], "bucket": 3}', "bucket: Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[0.8, 0.6]", "expected a JSON object of fusion tables, got list"),
+        ('{"w_bucket": [0.8, 0.6, 0.5, 0.3]}', "w_bucket.4: Field required"),
+        ('{"w_bucket": [0.8, 1.5, 0.5, 0.3, 0.2]}', "w_bucket.1: Input should be less than or equal to 1 (got 1.5)"),
+        ('{"m_risk": {"low": 1, "medium": 0.7, "high": -0.3}}', "m_risk.high: Input should be greater than or equal"),
+        ('{"m_risk": {"low": 1, "mediun": 0.7}}', "m_risk.mediun: Extra inputs are not permitted"),
+        ('{"k": 0}', "k: Input should be greater than 0 (got 0)"),
+        ('{"k": NaN}', "k: Input should be a finite number"),
+        ('{"w_bucket": [0.8, 0.6, 0.5, 0.3, 0.2], "bucket": 3}', "bucket: Extra inputs are not permitted"),
+    ],
+)
 def test_malformed_tables_file_names_file_and_problem(tmp_path: Path, content: str, problem: str) -> None:
     path = tmp_path / "bad_tables.json"
     path.write_text(content)
@@ -307,9 +337,13 @@ def test_fit_static_rejects_bad_input() -> None:
 
 
 def test_fit_dynamic_fits_each_bucket_and_keeps_priors_elsewhere() -> None:
-    examples = [graph_perfect("g1", n_cand=5), graph_perfect("g2", n_cand=10),
-                text_perfect("t1", n_cand=800), text_perfect("t2", n_cand=501),
-                FusionExample(graph=[], text=["x"], gold={"x"}, n_cand=60)]  # text-only: no say in bucket 2
+    examples = [
+        graph_perfect("g1", n_cand=5),
+        graph_perfect("g2", n_cand=10),
+        text_perfect("t1", n_cand=800),
+        text_perfect("t2", n_cand=501),
+        FusionExample(graph=[], text=["x"], gold={"x"}, n_cand=60),
+    ]  # text-only: no say in bucket 2
     fit = fit_dynamic(examples)
     assert fit.tables.w_bucket == (1.0, 0.65, 0.5, 0.35, 0.0)
     assert [choice.examples for choice in fit.buckets] == [2, 0, 0, 0, 2]

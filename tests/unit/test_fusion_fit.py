@@ -12,8 +12,12 @@ from grasp_agent.training.fusion_fit import better_policy, fitted_tables, with_r
 from tests.unit.test_fusion import graph_perfect, text_perfect
 
 # Small n_cand: the graph branch is right; large: the text branch is. Only per-bucket weights serve both.
-SPLIT_BY_BUCKET = [graph_perfect("g1", n_cand=5), graph_perfect("g2", n_cand=10),
-                   text_perfect("t1", n_cand=800), text_perfect("t2", n_cand=501)]
+SPLIT_BY_BUCKET = [
+    graph_perfect("g1", n_cand=5),
+    graph_perfect("g2", n_cand=10),
+    text_perfect("t1", n_cand=800),
+    text_perfect("t2", n_cand=501),
+]
 
 
 def test_dynamic_is_chosen_only_when_it_beats_static_on_valid() -> None:
@@ -45,7 +49,8 @@ def test_the_rerank_weight_is_saved_with_what_it_gained_on_valid() -> None:
     assert tables.rerank.mrr_fused == pytest.approx(1 / 3) and tables.rerank.mrr_reranked == pytest.approx(1.0)
     assert tables.rerank.helps
     assert DynamicFusionTables.from_json(tables.to_json()) == tables  # what searches read back
-    harmful = fit_rerank_weight([RerankExample(reranker=["b", "a"], fused=["a", "b"], gold={"a"})],
-                                grid=[0.0, 0.5, 1.0], k=1.0)
+    harmful = fit_rerank_weight(
+        [RerankExample(reranker=["b", "a"], fused=["a", "b"], gold={"a"})], grid=[0.0, 0.5, 1.0], k=1.0
+    )
     kept = with_rerank_weight(DynamicFusionTables(), harmful, "listwise", 1)
     assert kept.rerank_weight == 0.0 and kept.rerank is not None and not kept.rerank.helps

@@ -20,9 +20,13 @@ from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSche
 # Edge counts as grasp.schema() reports them for the full HPO SKB (see docs/benchmarks.md).
 HPO_CONTEXT = SkbContext(
     schema=HPO_SCHEMA,
-    pattern_counts={("Phenotype", "IS_A", "Phenotype"): 23392, ("Disease", "HAS_PHENOTYPE", "Phenotype"): 253328,
-                    ("Disease", "LACKS_PHENOTYPE", "Phenotype"): 704, ("Gene", "ASSOCIATED_WITH", "Disease"): 12302,
-                    ("Gene", "ASSOCIATED_WITH", "Phenotype"): 259012},
+    pattern_counts={
+        ("Phenotype", "IS_A", "Phenotype"): 23392,
+        ("Disease", "HAS_PHENOTYPE", "Phenotype"): 253328,
+        ("Disease", "LACKS_PHENOTYPE", "Phenotype"): 704,
+        ("Gene", "ASSOCIATED_WITH", "Disease"): 12302,
+        ("Gene", "ASSOCIATED_WITH", "Phenotype"): 259012,
+    },
     label_counts={"Phenotype": 19034, "Disease": 12687, "Gene": 5132},
 )
 
@@ -44,27 +48,38 @@ def test_entity_table_keeps_predicted_types_and_adds_one_strong_other() -> None:
 
 
 def test_candidate_spans_neither_start_nor_end_with_function_words() -> None:
-    spans = candidate_spans("Which diseases present with epileptic spasms and NSF?", max_words=3,
-                            excluded=frozenset({"diseases"}))
+    spans = candidate_spans(
+        "Which diseases present with epileptic spasms and NSF?", max_words=3, excluded=frozenset({"diseases"})
+    )
     texts = [span.text for span in spans]
     assert "epileptic spasms" in texts and "NSF" in texts and "spasms" in texts
     assert "diseases" not in texts  # a type word is the target, never an anchor
-    assert not any(t.split()[0].lower() in {"which", "with", "and"} or t.split()[-1].lower() in {"with", "and"}
-                   for t in texts)
+    assert not any(
+        t.split()[0].lower() in {"which", "with", "and"} or t.split()[-1].lower() in {"with", "and"} for t in texts
+    )
     span = next(s for s in spans if s.text == "epileptic spasms")
-    assert "Which diseases present with epileptic spasms and NSF?"[span.start:span.end] == "epileptic spasms"
+    assert "Which diseases present with epileptic spasms and NSF?"[span.start : span.end] == "epileptic spasms"
 
 
 def test_heuristic_plan_joins_each_anchor_to_the_asked_type() -> None:
     question = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
-    table = EntityTable((_row("epileptic spasms", "Phenotype", 0.94, degree=152), _row("NSF", "Gene", 1.0, degree=12),
-                         _row("diseases", "Disease", 0.58, role=MentionRole.TARGET)))
+    table = EntityTable(
+        (
+            _row("epileptic spasms", "Phenotype", 0.94, degree=152),
+            _row("NSF", "Gene", 1.0, degree=12),
+            _row("diseases", "Disease", 0.58, role=MentionRole.TARGET),
+        )
+    )
     plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
     assert plan.target.type == "Disease"
-    assert [(a.var, a.type, a.text) for a in plan.anchors] == [("a1", "Phenotype", "epileptic spasms"),
-                                                               ("a2", "Gene", "NSF")]
-    assert [(h.source, h.relation, h.target) for h in plan.hops] == [("a1", "HAS_PHENOTYPE", "t"),
-                                                                     ("a2", "ASSOCIATED_WITH", "t")]
+    assert [(a.var, a.type, a.text) for a in plan.anchors] == [
+        ("a1", "Phenotype", "epileptic spasms"),
+        ("a2", "Gene", "NSF"),
+    ]
+    assert [(h.source, h.relation, h.target) for h in plan.hops] == [
+        ("a1", "HAS_PHENOTYPE", "t"),
+        ("a2", "ASSOCIATED_WITH", "t"),
+    ]
     assert plan.relevance_text == ""  # only function, type and relation words were left
     assert plan.n_cand == 12  # the smaller anchor degree bounds a conjunction
     assert plan.risk is Risk.MEDIUM  # 0.94 is a good but not near-exact link
@@ -85,51 +100,75 @@ def test_heuristic_plan_without_usable_anchors_ranks_by_text() -> None:
     assert weak.anchors == () and weak.hops == () and weak.target.type == "Gene"
     assert weak.relevance_text == "Which matter in Dravet syndrome?" and weak.risk is Risk.HIGH
     # a Disease anchor cannot reach the Disease target (no self-relation): it stays text
-    same = planner.build("Which diseases resemble Dravet syndrome?",
-                         EntityTable((_row("Dravet syndrome", "Disease", 1.0),)))
+    same = planner.build(
+        "Which diseases resemble Dravet syndrome?", EntityTable((_row("Dravet syndrome", "Disease", 1.0),))
+    )
     assert same.anchors == () and same.relevance_text == "Which resemble Dravet syndrome?"
     untyped = planner.build("seizures in toddlers", EntityTable(()))
     assert untyped.target.type == "Phenotype" and untyped.relevance_text == "seizures in toddlers"
 
 
 def test_heuristic_plan_types_intermediate_variables() -> None:
-    schema = SkbSchema(name="toy", node_types=(NodeType(label="Drug"), NodeType(label="Disease"),
-                                               NodeType(label="Gene")),
-                       relation_types=(RelationType(type="TREATS", pairs=(RelationPair(source="Drug", target="Disease"),)),
-                                       RelationType(type="CAUSES", pairs=(RelationPair(source="Gene", target="Disease"),))))
-    context = SkbContext(schema, {("Drug", "TREATS", "Disease"): 40, ("Gene", "CAUSES", "Disease"): 30},
-                         {"Drug": 10, "Disease": 20, "Gene": 15})
-    plan = HeuristicPlanner(context).build("Which genes relate to aspirin?",
-                                           EntityTable((_row("aspirin", "Drug", 0.99, degree=4),)))
+    schema = SkbSchema(
+        name="toy",
+        node_types=(NodeType(label="Drug"), NodeType(label="Disease"), NodeType(label="Gene")),
+        relation_types=(
+            RelationType(type="TREATS", pairs=(RelationPair(source="Drug", target="Disease"),)),
+            RelationType(type="CAUSES", pairs=(RelationPair(source="Gene", target="Disease"),)),
+        ),
+    )
+    context = SkbContext(
+        schema,
+        {("Drug", "TREATS", "Disease"): 40, ("Gene", "CAUSES", "Disease"): 30},
+        {"Drug": 10, "Disease": 20, "Gene": 15},
+    )
+    plan = HeuristicPlanner(context).build(
+        "Which genes relate to aspirin?", EntityTable((_row("aspirin", "Drug", 0.99, degree=4),))
+    )
     assert [(h.source, h.relation, h.target, h.source_type, h.target_type) for h in plan.hops] == [
-        ("a1", "TREATS", "x1_1", None, "Disease"), ("x1_1", "CAUSES", "t", "Disease", None)]
+        ("a1", "TREATS", "x1_1", None, "Disease"),
+        ("x1_1", "CAUSES", "t", "Disease", None),
+    ]
     assert plan.n_cand == 6  # degree 4 x (30 CAUSES edges / 20 diseases)
 
 
 def test_witness_is_split_per_anchor_and_rendered_with_directions() -> None:
     disease = {"var": "t", "id": "OMIM:619340", "name": "DEE 96", "label": "Disease"}
-    witness = ({"var": "a1", "id": "HP:0011097", "name": "Epileptic spasm", "label": "Phenotype"},
-               {"type": "HAS_PHENOTYPE", "direction": "<-"}, disease,
-               {"var": "a2", "id": "NCBIGene:4905", "name": "NSF", "label": "Gene"},
-               {"type": "ASSOCIATED_WITH", "direction": "->"}, disease)
+    witness = (
+        {"var": "a1", "id": "HP:0011097", "name": "Epileptic spasm", "label": "Phenotype"},
+        {"type": "HAS_PHENOTYPE", "direction": "<-"},
+        disease,
+        {"var": "a2", "id": "NCBIGene:4905", "name": "NSF", "label": "Gene"},
+        {"type": "ASSOCIATED_WITH", "direction": "->"},
+        disease,
+    )
     paths = witness_paths(witness)
     assert [format_path(p) for p in paths] == [
         "Epileptic spasm (Phenotype) <-[HAS_PHENOTYPE]- DEE 96 (Disease)",
-        "NSF (Gene) -[ASSOCIATED_WITH]-> DEE 96 (Disease)"]
+        "NSF (Gene) -[ASSOCIATED_WITH]-> DEE 96 (Disease)",
+    ]
 
 
 def test_narrowed_schemas_only_admit_the_skbs_types_and_relations() -> None:
     schema = plan_json_schema(HPO_CONTEXT.labels, HPO_CONTEXT.relations)
     assert schema["$defs"]["Anchor"]["properties"]["type"]["enum"] == ["Phenotype", "Disease", "Gene"]
     assert schema["$defs"]["Hop"]["properties"]["relation"]["enum"] == [
-        "ASSOCIATED_WITH", "HAS_PHENOTYPE", "IS_A", "LACKS_PHENOTYPE"]
+        "ASSOCIATED_WITH",
+        "HAS_PHENOTYPE",
+        "IS_A",
+        "LACKS_PHENOTYPE",
+    ]
     mentions = mention_list_schema(["Phenotype", "Gene"])
     assert mentions["$defs"]["Mention"]["properties"]["types"]["items"] == {"enum": ["Phenotype", "Gene"]}
 
 
 def test_mention_nesting_must_point_at_another_mention() -> None:
-    MentionList(mentions=(Mention(text="spasm", types=("Phenotype",)),
-                          Mention(text="epileptic spasm", types=("Phenotype",), nested_in=0)))
+    MentionList(
+        mentions=(
+            Mention(text="spasm", types=("Phenotype",)),
+            Mention(text="epileptic spasm", types=("Phenotype",), nested_in=0),
+        )
+    )
     with pytest.raises(ValueError, match="nested_in 1"):
         MentionList(mentions=(Mention(text="a", nested_in=1),))
 
@@ -148,12 +187,20 @@ def test_prompts_carry_demos_schema_entity_table_and_fusion_control() -> None:
     assert "Ataxia (cos 1.00, degree 900)" in user["content"]
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("Which disorder shows Hip flexor weakness while Ataxia is explicitly excluded?", ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]),
-    ("Which disease presents with Hip flexor weakness but is documented not to have Ataxia?",
-     ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]),
-    ("Which disease has no Hip flexor weakness and Ataxia?", ["LACKS_PHENOTYPE", "HAS_PHENOTYPE"]),
-])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which disorder shows Hip flexor weakness while Ataxia is explicitly excluded?",
+            ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"],
+        ),
+        (
+            "Which disease presents with Hip flexor weakness but is documented not to have Ataxia?",
+            ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"],
+        ),
+        ("Which disease has no Hip flexor weakness and Ataxia?", ["LACKS_PHENOTYPE", "HAS_PHENOTYPE"]),
+    ],
+)
 def test_negation_scope_ends_at_the_clause_and_at_other_mentions(question: str, expected: list[str]) -> None:
     table = EntityTable((_row("Hip flexor weakness", "Phenotype", 1.0), _row("Ataxia", "Phenotype", 1.0)))
     assert [h.relation for h in HeuristicPlanner(HPO_CONTEXT).build(question, table).hops] == expected
@@ -163,14 +210,21 @@ def test_repairs_fix_relations_between_known_types_and_merge_repeated_anchors() 
     from grasp_agent.graph_branch.plan import Plan
     from grasp_agent.graph_branch.plan_repair import repair_plan
 
-    written = Plan.model_validate({
-        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Seizure"},
-                    {"var": "a2", "type": "Phenotype", "text": "seizure", "match_mode": "doc"},
-                    {"var": "a3", "type": "Phenotype", "text": "Ataxia"}],
-        "hops": [{"source": "a1", "relation": "ASSOCIATED_WITH", "target": "t"},
-                 {"source": "a2", "relation": "HAS_PHENOTYPE", "target": "t"},
-                 {"source": "a3", "relation": "LACKS_PHENOTYPE", "target": "t"}],
-        "target": {"var": "t", "type": "Disease"}})
+    written = Plan.model_validate(
+        {
+            "anchors": [
+                {"var": "a1", "type": "Phenotype", "text": "Seizure"},
+                {"var": "a2", "type": "Phenotype", "text": "seizure", "match_mode": "doc"},
+                {"var": "a3", "type": "Phenotype", "text": "Ataxia"},
+            ],
+            "hops": [
+                {"source": "a1", "relation": "ASSOCIATED_WITH", "target": "t"},
+                {"source": "a2", "relation": "HAS_PHENOTYPE", "target": "t"},
+                {"source": "a3", "relation": "LACKS_PHENOTYPE", "target": "t"},
+            ],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
     repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
     assert [a.var for a in repaired.anchors] == ["a1", "a3"]
     # the wrong positive relation becomes the largest positive one; the negative one was right already
@@ -180,8 +234,12 @@ def test_repairs_fix_relations_between_known_types_and_merge_repeated_anchors() 
     unchanged, none = repair_plan(repaired, HPO_CONTEXT.pattern_counts)
     assert unchanged == repaired and none == []
     # a negative relation between the wrong types keeps its polarity
-    negated = written.model_copy(update={"anchors": written.anchors[2:], "hops": (
-        written.hops[2].model_copy(update={"relation": "LACKS_PHENOTYPE", "source": "a3"}),)})
+    negated = written.model_copy(
+        update={
+            "anchors": written.anchors[2:],
+            "hops": (written.hops[2].model_copy(update={"relation": "LACKS_PHENOTYPE", "source": "a3"}),),
+        }
+    )
     flipped = negated.model_copy(update={"target": negated.target.model_copy(update={"type": "Gene"})})
     _, gene_notes = repair_plan(flipped, HPO_CONTEXT.pattern_counts)
     assert gene_notes == ["hop a3-t: LACKS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH"]
@@ -191,32 +249,46 @@ def test_repairs_drop_self_loops_and_join_hopless_anchors_to_the_target() -> Non
     from grasp_agent.graph_branch.plan import Plan
     from grasp_agent.graph_branch.plan_repair import repair_plan
 
-    written = Plan.model_validate({
-        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Focal seizure"},
-                    {"var": "a2", "type": "Phenotype", "text": "Focal seizure", "match_mode": "doc"},
-                    {"var": "a3", "type": "Gene", "text": "SCN1A"}],
-        "hops": [{"source": "a1", "relation": "IS_A", "target": "a2"}],
-        "target": {"var": "t", "type": "Disease"}})
+    written = Plan.model_validate(
+        {
+            "anchors": [
+                {"var": "a1", "type": "Phenotype", "text": "Focal seizure"},
+                {"var": "a2", "type": "Phenotype", "text": "Focal seizure", "match_mode": "doc"},
+                {"var": "a3", "type": "Gene", "text": "SCN1A"},
+            ],
+            "hops": [{"source": "a1", "relation": "IS_A", "target": "a2"}],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
     repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
-    assert [(h.source, h.relation, h.target) for h in repaired.hops] == [("a1", "HAS_PHENOTYPE", "t"),
-                                                                         ("a3", "ASSOCIATED_WITH", "t")]
+    assert [(h.source, h.relation, h.target) for h in repaired.hops] == [
+        ("a1", "HAS_PHENOTYPE", "t"),
+        ("a3", "ASSOCIATED_WITH", "t"),
+    ]
     assert notes[1] == "hop a1-a1 (IS_A) joins a variable to itself; dropped"
-    assert notes[2:] == ["anchor a1 had no hop; joined to t by HAS_PHENOTYPE",
-                         "anchor a3 had no hop; joined to t by ASSOCIATED_WITH"]
+    assert notes[2:] == [
+        "anchor a1 had no hop; joined to t by HAS_PHENOTYPE",
+        "anchor a3 had no hop; joined to t by ASSOCIATED_WITH",
+    ]
 
 
 def test_repairs_rename_a_dangling_variable_that_stands_for_the_target() -> None:
     from grasp_agent.graph_branch.plan import Plan
     from grasp_agent.graph_branch.plan_repair import repair_plan
 
-    written = Plan.model_validate({
-        "anchors": [{"var": "a1", "type": "Phenotype", "text": "Epileptic spasm"}],
-        "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "gene"}],
-        "target": {"var": "t", "type": "Gene"}})
+    written = Plan.model_validate(
+        {
+            "anchors": [{"var": "a1", "type": "Phenotype", "text": "Epileptic spasm"}],
+            "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "gene"}],
+            "target": {"var": "t", "type": "Gene"},
+        }
+    )
     repaired, notes = repair_plan(written, HPO_CONTEXT.pattern_counts)
     assert [(h.source, h.relation, h.target) for h in repaired.hops] == [("a1", "ASSOCIATED_WITH", "t")]
-    assert notes == ["variable gene stands where the target t (Gene) belongs, which no hop mentioned; renamed to t",
-                     "hop a1-t: HAS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH"]
+    assert notes == [
+        "variable gene stands where the target t (Gene) belongs, which no hop mentioned; renamed to t",
+        "hop a1-t: HAS_PHENOTYPE does not join Phenotype and Gene; used ASSOCIATED_WITH",
+    ]
     # a variable stated to be of another type is an intermediate, not the answer: left for validation to refuse
     typed = written.model_copy(update={"hops": (written.hops[0].model_copy(update={"target_type": "Disease"}),)})
     kept, kept_notes = repair_plan(typed, HPO_CONTEXT.pattern_counts)
@@ -231,7 +303,9 @@ def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_rou
     table = EntityTable((_row("seizure", "Phenotype", 0.97),))
     plan = planner.build("Which diseases have a more specific form of seizure?", table)
     assert [(h.source, h.relation, h.target, h.direction.value) for h in plan.hops] == [
-        ("a1", "IS_A", "x1_1", "in"), ("x1_1", "HAS_PHENOTYPE", "t", "any")]
+        ("a1", "IS_A", "x1_1", "in"),
+        ("x1_1", "HAS_PHENOTYPE", "t", "any"),
+    ]
     assert plan.hops[0].stored_from("x1_1") is True  # child -[:IS_A]-> parent: the subtypes are the sources
     up = planner.build("Which phenotypes are parent terms of seizure?", table)
     assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
@@ -246,7 +320,10 @@ def test_an_anchor_of_the_asked_type_is_routed_through_the_type_the_question_nam
     plan = planner.build(question, table)
     assert [(a.var, a.type) for a in plan.anchors] == [("a1", "Disease"), ("a2", "Phenotype")]
     assert [(h.source, h.relation, h.target) for h in plan.hops] == [
-        ("a1", "ASSOCIATED_WITH", "x1_1"), ("x1_1", "ASSOCIATED_WITH", "t"), ("a2", "HAS_PHENOTYPE", "t")]
+        ("a1", "ASSOCIATED_WITH", "x1_1"),
+        ("x1_1", "ASSOCIATED_WITH", "t"),
+        ("a2", "HAS_PHENOTYPE", "t"),
+    ]
     assert plan.hops[0].target_type == "Gene"
     # a type word that names another anchor's type is about that anchor: no route, the disease stays text
     named = planner.build("Which disorders named after Dravet syndrome have ataxia as a feature?", table)
@@ -257,7 +334,9 @@ def test_a_target_reached_from_itself_is_not_its_own_answer() -> None:
     dravet = {"var": "a1", "id": "OMIM:607208", "name": "Dravet syndrome", "label": "Disease"}
     gene = {"var": "x1_1", "id": "NCBIGene:6323", "name": "SCN1A", "label": "Gene"}
     rel = {"type": "ASSOCIATED_WITH", "direction": "<-"}
-    itself = RankedNode("OMIM:607208", "Dravet syndrome", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, dict(dravet, var="t")))
+    itself = RankedNode(
+        "OMIM:607208", "Dravet syndrome", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, dict(dravet, var="t"))
+    )
     other_target = {"var": "t", "id": "OMIM:182389", "name": "GEFS+", "label": "Disease"}
     other = RankedNode("OMIM:182389", "GEFS+", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, other_target))
     assert [n.node_id for n in without_loops([itself, other])] == ["OMIM:182389"]

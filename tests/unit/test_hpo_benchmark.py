@@ -50,8 +50,13 @@ class Graph:
                     grouped.setdefault(key, set()).add(value)
             return grouped
 
-        return cls(names, group(raw.has, by_second=True), group(raw.gene_disease, by_second=True),
-                   group(raw.gene_disease, by_second=False), group(raw.is_a, by_second=True))
+        return cls(
+            names,
+            group(raw.has, by_second=True),
+            group(raw.gene_disease, by_second=True),
+            group(raw.gene_disease, by_second=False),
+            group(raw.is_a, by_second=True),
+        )
 
     def diseases(self, phenotypes: set[str]) -> set[str]:
         return set().union(*(self.diseases_of_phenotype.get(p, set()) for p in phenotypes))
@@ -68,14 +73,16 @@ class Graph:
             "phenotype_diseases": lambda: self.diseases({p}),
             "disease_genes": lambda: self.genes({d}),
             "gene_diseases": lambda: self.diseases_of_gene.get(g, set()),
-            "phenotype_diseases_named": lambda: {x for x in self.diseases({p})
-                                                 if query.keyword.lower() in _words(self.names[x])},
+            "phenotype_diseases_named": lambda: {
+                x for x in self.diseases({p}) if query.keyword.lower() in _words(self.names[x])
+            },
             "phenotype_gene_diseases": lambda: self.diseases({p}) & self.diseases_of_gene.get(g, set()),
             "subtype_diseases": lambda: self.diseases(subtypes),
             "phenotype_disease_genes": lambda: self.genes(self.diseases({p})),
             "subtype_gene_diseases": lambda: self.diseases(subtypes) & self.diseases_of_gene.get(g, set()),
-            "shared_gene_phenotype_diseases": lambda: self.diseases({p}) & (set().union(
-                *(self.diseases_of_gene[gene] for gene in self.genes({d}))) - {d}),
+            "shared_gene_phenotype_diseases": lambda: (
+                self.diseases({p}) & (set().union(*(self.diseases_of_gene[gene] for gene in self.genes({d}))) - {d})
+            ),
             "subtype_disease_genes": lambda: self.genes(self.diseases(subtypes)),
         }
         return by_template[query.template]()
@@ -107,9 +114,11 @@ def graph(source: HpoSource, raw: RawFacts) -> Graph:
 
 
 def test_same_seed_same_queries_in_another_process(queries: list[BenchQuery], tmp_path: Path) -> None:
-    script = ("import sys; from grasp_agent.skb.hpo import HpoSource; "
-              "from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark, write_benchmark; "
-              f"write_benchmark(sys.argv[1], build_hpo_benchmark(HpoSource(subset_roots=({ROOT!r},)), {COUNT}, 0))")
+    script = (
+        "import sys; from grasp_agent.skb.hpo import HpoSource; "
+        "from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark, write_benchmark; "
+        f"write_benchmark(sys.argv[1], build_hpo_benchmark(HpoSource(subset_roots=({ROOT!r},)), {COUNT}, 0))"
+    )
     out, mine = tmp_path / "child.jsonl", tmp_path / "mine.jsonl"  # the child gets another hash seed
     env = {**os.environ, "PYTHONHASHSEED": "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "7"}
     subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, timeout=120)
@@ -117,8 +126,9 @@ def test_same_seed_same_queries_in_another_process(queries: list[BenchQuery], tm
     assert out.read_text(encoding="utf-8") == mine.read_text(encoding="utf-8")
 
 
-def test_another_seed_gives_other_queries_with_the_same_ids_and_splits(source: HpoSource,
-                                                                       queries: list[BenchQuery]) -> None:
+def test_another_seed_gives_other_queries_with_the_same_ids_and_splits(
+    source: HpoSource, queries: list[BenchQuery]
+) -> None:
     other = build_hpo_benchmark(source, COUNT, seed=1)
     assert len(other) == COUNT and {q.id for q in other} != {q.id for q in queries}
     split_of = {q.id: q.split for q in queries}
@@ -175,7 +185,8 @@ def test_the_file_reads_back_as_eval_queries(queries: list[BenchQuery], tmp_path
     write_benchmark(path, queries, anchors)
     read = read_jsonl_queries(path)
     assert [(r.id, r.text, r.answer_ids, r.split, r.template, r.hops, r.level) for r in read] == [
-        (q.id, q.query, q.answer_ids, q.split, q.template, q.hops, q.level) for q in queries]
+        (q.id, q.query, q.answer_ids, q.split, q.template, q.hops, q.level) for q in queries
+    ]
     # The topic entities (AdaPath's path starts) are the anchors, in anchor order.
     assert [r.topic_ids for r in read] == [tuple(anchor.id for anchor in q.anchors) for q in queries]
     assert all(r.topic_ids for r in read)
@@ -190,22 +201,38 @@ def test_cli_writes_the_file_and_prints_the_tables(tmp_path: Path) -> None:
     assert len(read_jsonl_queries(out)) == 40
 
 
-@pytest.mark.parametrize(("name", "definition", "expected"), [
-    ("Tremor", "An unintentional, oscillating to-and-fro muscle movement about a joint axis.",
-     "an unintentional, oscillating to-and-fro muscle movement about a joint axis"),
-    ("Reduced tissue peptidase D activity", ("Concentration or activity of Peptidase D (EC 3.4.13.9; also known as "
-                                             "prolidase) below the lower limit of normal. The activity can be measured."),
-     "Concentration or activity of Peptidase D below the lower limit of normal"),
-    ("Intellectual disability, mild", ("Mild intellectual disability is defined as an intelligence quotient (IQ) "
-                                       "in the range of 50-69."), None),  # every word of the name: the text would give it away
-    ("Seizure", "Too short.", None),
-])
+@pytest.mark.parametrize(
+    ("name", "definition", "expected"),
+    [
+        (
+            "Tremor",
+            "An unintentional, oscillating to-and-fro muscle movement about a joint axis.",
+            "an unintentional, oscillating to-and-fro muscle movement about a joint axis",
+        ),
+        (
+            "Reduced tissue peptidase D activity",
+            (
+                "Concentration or activity of Peptidase D (EC 3.4.13.9; also known as "
+                "prolidase) below the lower limit of normal. The activity can be measured."
+            ),
+            "Concentration or activity of Peptidase D below the lower limit of normal",
+        ),
+        (
+            "Intellectual disability, mild",
+            ("Mild intellectual disability is defined as an intelligence quotient (IQ) in the range of 50-69."),
+            None,
+        ),  # every word of the name: the text would give it away
+        ("Seizure", "Too short.", None),
+    ],
+)
 def test_describe_takes_the_first_clause_without_the_name(name: str, definition: str, expected: str | None) -> None:
     assert describe(name, definition) == expected
 
 
-@pytest.mark.parametrize(("count", "max_answers", "message"), [(-1, 20, "count must be >= 0, got -1"),
-                                                               (5, 0, "max_answers must be >= 1, got 0")])
+@pytest.mark.parametrize(
+    ("count", "max_answers", "message"),
+    [(-1, 20, "count must be >= 0, got -1"), (5, 0, "max_answers must be >= 1, got 0")],
+)
 def test_bad_arguments_are_refused(source: HpoSource, count: int, max_answers: int, message: str) -> None:
     with pytest.raises(QuestionGenerationError, match=re.escape(message)):
         build_hpo_benchmark(source, count, max_answers=max_answers)

@@ -105,10 +105,12 @@ def test_same_seed_same_questions_other_seed_differs(source: HpoSource, thirty: 
 
 
 def test_generation_ignores_the_process_hash_seed(thirty: list[EvalQuery], tmp_path: Path) -> None:
-    script = ("import sys; from grasp_agent.skb.hpo import HpoSource; "
-              "from grasp_agent.evaluation.hpo_questions import generate_hpo_questions; "
-              "from grasp_agent.evaluation.query_sets import write_queries; "
-              f"write_queries(sys.argv[1], generate_hpo_questions(HpoSource(subset_roots=({ROOT!r},)), 30, 0))")
+    script = (
+        "import sys; from grasp_agent.skb.hpo import HpoSource; "
+        "from grasp_agent.evaluation.hpo_questions import generate_hpo_questions; "
+        "from grasp_agent.evaluation.query_sets import write_queries; "
+        f"write_queries(sys.argv[1], generate_hpo_questions(HpoSource(subset_roots=({ROOT!r},)), 30, 0))"
+    )
     out = tmp_path / "questions.jsonl"  # this process has a random hash seed; the child a fixed other one
     env = {**os.environ, "PYTHONHASHSEED": "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "7"}
     subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, timeout=120)
@@ -126,8 +128,9 @@ def test_count_is_spread_round_robin(thirty: list[EvalQuery], every_question: li
     assert [q.template for q in thirty[:7]] == list(TEMPLATES)
 
 
-def test_questions_are_distinct_and_well_formed(every_question: list[EvalQuery],
-                                                nodes: dict[str, tuple[str, str]]) -> None:
+def test_questions_are_distinct_and_well_formed(
+    every_question: list[EvalQuery], nodes: dict[str, tuple[str, str]]
+) -> None:
     assert len({q.id for q in every_question}) == len({q.text for q in every_question}) == len(every_question)
     for question in every_question:
         assert 1 <= len(question.answer_ids) <= 20
@@ -179,8 +182,9 @@ def _expected(question: EvalQuery, raw: RawFacts, nodes: dict[str, tuple[str, st
     return found & slice_ids
 
 
-def test_every_answer_set_matches_the_raw_files(every_question: list[EvalQuery], raw: RawFacts,
-                                                nodes: dict[str, tuple[str, str]]) -> None:
+def test_every_answer_set_matches_the_raw_files(
+    every_question: list[EvalQuery], raw: RawFacts, nodes: dict[str, tuple[str, str]]
+) -> None:
     for question in every_question:
         assert set(question.answer_ids) == _expected(question, raw, nodes), question
 
@@ -188,8 +192,11 @@ def test_every_answer_set_matches_the_raw_files(every_question: list[EvalQuery],
 def test_known_fact_epileptic_spasm_and_nsf(every_question: list[EvalQuery], raw: RawFacts) -> None:
     # OMIM:619340 "Developmental and epileptic encephalopathy 96": Epileptic spasm, gene NSF (NCBIGene:4905).
     assert ("OMIM:619340", ROOT) in raw.has and ("NCBIGene:4905", "OMIM:619340") in raw.gene_disease
-    about = [q for q in every_question if q.template == "phenotype_gene_disease"
-             and [a.name for a in q.anchors] == ["Epileptic spasm", "NSF"]]
+    about = [
+        q
+        for q in every_question
+        if q.template == "phenotype_gene_disease" and [a.name for a in q.anchors] == ["Epileptic spasm", "NSF"]
+    ]
     assert len(about) == 1 and "OMIM:619340" in about[0].answer_ids
     genes = [q for q in every_question if q.template == "disease_genes" and q.anchors[0].id == "OMIM:619340"]
     assert len(genes) == 1 and genes[0].answer_ids == ("NCBIGene:4905",)
@@ -201,8 +208,10 @@ def test_max_answers_bounds_every_answer_set(source: HpoSource) -> None:
     assert len(questions) == 40 and all(len(q.answer_ids) == 1 for q in questions)
 
 
-@pytest.mark.parametrize(("count", "max_answers", "message"), [(-1, 20, "count must be >= 0, got -1"),
-                                                               (5, 0, "max_answers must be >= 1, got 0")])
+@pytest.mark.parametrize(
+    ("count", "max_answers", "message"),
+    [(-1, 20, "count must be >= 0, got -1"), (5, 0, "max_answers must be >= 1, got 0")],
+)
 def test_bad_arguments_are_refused(source: HpoSource, count: int, max_answers: int, message: str) -> None:
     with pytest.raises(QuestionGenerationError, match=re.escape(message)):
         generate_hpo_questions(source, count, max_answers=max_answers)
@@ -229,24 +238,33 @@ def test_jsonl_round_trip(thirty: list[EvalQuery], tmp_path: Path) -> None:
     assert all(question.target_type and question.anchors and question.template for question in thirty)
 
 
-GOOD = EvalQuery(id="q1", text="Which genes are associated with Canavan disease?", answer_ids=("NCBIGene:443",),
-                 template="disease_genes", target_type="Gene",
-                 anchors=(GoldAnchor(id="ORPHA:141", type="Disease", name="Canavan disease"),), split="train")
+GOOD = EvalQuery(
+    id="q1",
+    text="Which genes are associated with Canavan disease?",
+    answer_ids=("NCBIGene:443",),
+    template="disease_genes",
+    target_type="Gene",
+    anchors=(GoldAnchor(id="ORPHA:141", type="Disease", name="Canavan disease"),),
+    split="train",
+)
 
 
 def _line(**changes: object) -> str:
     return json.dumps({**GOOD.model_dump(mode="json"), **changes})
 
 
-@pytest.mark.parametrize(("bad_line", "message"), [
-    ('{"id": "q2", "text": ', "not valid JSON"),
-    ('["q2"]', "expected a JSON object, got list"),
-    (_line(id="q2", answer_ids=[]), "answer_ids: Tuple should have at least 1 item"),
-    (_line(id="q2", extra="x"), "extra: Extra inputs are not permitted"),
-    (_line(id="q2", anchors=[{"id": "ORPHA:141", "type": "Disease"}]), "anchors.0.name: Field required"),
-    (_line(id="q2", target_type=""), "target_type: String should have at least 1 character"),
-    (_line(), "duplicate query id 'q1' (first on line 1)"),
-])
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ('{"id": "q2", "text": ', "not valid JSON"),
+        ('["q2"]', "expected a JSON object, got list"),
+        (_line(id="q2", answer_ids=[]), "answer_ids: Tuple should have at least 1 item"),
+        (_line(id="q2", extra="x"), "extra: Extra inputs are not permitted"),
+        (_line(id="q2", anchors=[{"id": "ORPHA:141", "type": "Disease"}]), "anchors.0.name: Field required"),
+        (_line(id="q2", target_type=""), "target_type: String should have at least 1 character"),
+        (_line(), "duplicate query id 'q1' (first on line 1)"),
+    ],
+)
 def test_malformed_line_names_file_line_and_problem(tmp_path: Path, bad_line: str, message: str) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(_line() + "\n\n" + bad_line + "\n", encoding="utf-8")

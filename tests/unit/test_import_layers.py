@@ -9,8 +9,18 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "grasp_agent"
 # Lowest first. A package not listed fails the test: place it when it is created.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "config", "identifiers", "ranking", "question_text", "http_json", "package_parts", "cypher_queries",
-     "optional_imports", "process_memory"),
+    (
+        "errors",
+        "config",
+        "identifiers",
+        "ranking",
+        "question_text",
+        "http_json",
+        "package_parts",
+        "cypher_queries",
+        "optional_imports",
+        "process_memory",
+    ),
     ("db", "embed", "llm"),
     ("skb",),
     ("fusion",),  # pure ranking math: the text branch's hybrid baseline uses its RRF
@@ -25,7 +35,7 @@ LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 # Upward imports on purpose, each with its reason.
 ALLOWED = {
     ("api", "integrations"): "Grasp.as_tool/as_path_tool/as_retriever build the integrations, imported inside "
-                             "those methods; the integrations themselves only use Grasp",
+    "those methods; the integrations themselves only use Grasp",
 }
 
 
@@ -37,8 +47,13 @@ def _unit(path: Path) -> str:
 def _imports(path: Path) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else
-                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+        names = (
+            [node.module]
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+            else [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else []
+        )
         found += [(node.lineno, name) for name in names if name.startswith("grasp_agent.")]
     return found
 
@@ -57,6 +72,8 @@ def test_no_module_imports_a_higher_layer() -> None:
         for line, module in _imports(path):
             target = module.split(".")[1]
             if target in LAYER and LAYER[target] > LAYER[source] and (source, target) not in ALLOWED:
-                upward.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module} "
-                              f"({source}, layer {LAYER[source]} -> {target}, layer {LAYER[target]})")
+                upward.append(
+                    f"{path.relative_to(PACKAGE.parent)}:{line} imports {module} "
+                    f"({source}, layer {LAYER[source]} -> {target}, layer {LAYER[target]})"
+                )
     assert not upward, "imports pointing up:\n" + "\n".join(upward)

@@ -39,8 +39,14 @@ def _files(root: Path) -> list[str]:
 
 
 def test_a_full_disk_leaves_no_half_index_and_the_build_still_serves(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "bm25 P1" in done.stdout and "dense " in done.stdout  # served from memory
     assert done.stderr.count("could not save the index") == 2, done.stderr

@@ -22,8 +22,15 @@ class StandIn:
     def search(self, question: str, k: int | None = None) -> SearchResult:
         if not question.strip():
             raise QuestionError("the question is empty")
-        hit = SearchHit(rank=1, node_id="OMIM:619340", name="DEE96", label="Disease", score=1.0, text_rank=1,
-                        document="Disease: DEE96")
+        hit = SearchHit(
+            rank=1,
+            node_id="OMIM:619340",
+            name="DEE96",
+            label="Disease",
+            score=1.0,
+            text_rank=1,
+            document="Disease: DEE96",
+        )
         return SearchResult(question=question, hits=[hit][: k or 1])
 
     def paths(self, question: str, *, k: int | None = None) -> Any:

@@ -32,9 +32,11 @@ from grasp_agent.rerank.listwise import (
 from grasp_agent.skb.hpo import HpoSource
 
 QUERY = "Which genes are associated with abnormal heart morphology?"
-DOCS = ["Gene TTN. Associated phenotypes: dilated cardiomyopathy, abnormal heart morphology.",
-        "Disease Marfan syndrome. Phenotypes: tall stature, aortic root dilatation, arachnodactyly, " * 20,
-        "Phenotype Seizure."]
+DOCS = [
+    "Gene TTN. Associated phenotypes: dilated cardiomyopathy, abnormal heart morphology.",
+    "Disease Marfan syndrome. Phenotypes: tall stature, aortic root dilatation, arachnodactyly, " * 20,
+    "Phenotype Seizure.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +45,35 @@ def minilm() -> Path:
 
 
 def _manifest(minilm: Path, rank: int = 4) -> ListwiseManifest:
-    return ListwiseManifest(base_model=MINILM, base_weights_sha256=sha256_of(minilm / "model.safetensors"), rank=rank,
-                            alpha=2.0 * rank, max_tokens=64, max_query_tokens=12, skb="hpo")
+    return ListwiseManifest(
+        base_model=MINILM,
+        base_weights_sha256=sha256_of(minilm / "model.safetensors"),
+        rank=rank,
+        alpha=2.0 * rank,
+        max_tokens=64,
+        max_query_tokens=12,
+        skb="hpo",
+    )
 
 
 def _random_adapter(minilm: Path, seed: int = 0, rank: int = 4) -> ListwiseAdapter:
     rng = np.random.default_rng(seed)
-    shapes = {"query": (384, 384), "key": (384, 384), "value": (384, 384), "attn_out": (384, 384),
-              "up": (1536, 384), "down": (384, 1536)}
-    factors = {(layer, name): LoraFactors(rng.normal(0, 0.05, (rank, shapes[name][1])).astype(np.float32),
-                                          rng.normal(0, 0.05, (shapes[name][0], rank)).astype(np.float32))
-               for layer in range(6) for name in LINEAR_NAMES}
+    shapes = {
+        "query": (384, 384),
+        "key": (384, 384),
+        "value": (384, 384),
+        "attn_out": (384, 384),
+        "up": (1536, 384),
+        "down": (384, 1536),
+    }
+    factors = {
+        (layer, name): LoraFactors(
+            rng.normal(0, 0.05, (rank, shapes[name][1])).astype(np.float32),
+            rng.normal(0, 0.05, (shapes[name][0], rank)).astype(np.float32),
+        )
+        for layer in range(6)
+        for name in LINEAR_NAMES
+    }
     return ListwiseAdapter(_manifest(minilm, rank), factors, rng.normal(0, 1, 384).astype(np.float32), 0.25)
 
 
@@ -81,8 +101,9 @@ def test_adapter_folder_round_trips_and_merges(tmp_path: Path, minilm: Path) -> 
     merged = merged_weights(base, again)
     scale = adapter.manifest.scale
     delta_key = (adapter.factors[(2, "key")].b @ adapter.factors[(2, "key")].a) * scale  # (out, in)
-    np.testing.assert_allclose(merged.layers[2].qkv_t[:, 384:768] - base.layers[2].qkv_t[:, 384:768], delta_key.T,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        merged.layers[2].qkv_t[:, 384:768] - base.layers[2].qkv_t[:, 384:768], delta_key.T, atol=1e-5
+    )
     delta_up = (adapter.factors[(5, "up")].b @ adapter.factors[(5, "up")].a) * scale
     np.testing.assert_allclose(merged.layers[5].up_t - base.layers[5].up_t, delta_up.T, atol=1e-5)
     np.testing.assert_array_equal(merged.layers[5].up_bias, base.layers[5].up_bias)

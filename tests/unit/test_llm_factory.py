@@ -16,7 +16,11 @@ from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
 def test_llm_settings_default_to_the_heuristic_planner() -> None:
     settings = Settings()  # no ambient GRASP_* (tests/unit/conftest.py)
     assert (settings.llm, settings.llm_gguf, settings.llm_context_tokens, settings.llm_timeout_s) == (
-        "none", "qwen2.5-0.5b", 4096, 120.0)
+        "none",
+        "qwen2.5-0.5b",
+        4096,
+        120.0,
+    )
     assert make_llm(settings) is None
 
 

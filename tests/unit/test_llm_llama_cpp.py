@@ -70,15 +70,19 @@ def test_the_05b_model_writes_schema_valid_plan_json(llm: object) -> None:
     from grasp_agent.llm.llama_cpp import LlamaCppLLM
 
     assert isinstance(llm, LlamaCppLLM) and llm.model_id == "llama-cpp:qwen2.5-0.5b"
-    text = llm.complete_json(_messages("Which diseases present epileptic spasm and hypsarrhythmia?"), Plan.json_schema())
+    text = llm.complete_json(
+        _messages("Which diseases present epileptic spasm and hypsarrhythmia?"), Plan.json_schema()
+    )
     payload = json.loads(text)  # the grammar admits nothing but JSON
     try:
         Plan.model_validate(payload)
     except ValidationError as error:
         # The grammar enforces the schema (types, patterns, enums); only the cross-field rules can fail.
         assert all(problem["loc"] == () for problem in error.errors()), error.errors()
-    assert llm.complete_json(_messages("Which diseases present epileptic spasm and hypsarrhythmia?"),
-                             Plan.json_schema()) == text  # greedy: the same answer again
+    assert (
+        llm.complete_json(_messages("Which diseases present epileptic spasm and hypsarrhythmia?"), Plan.json_schema())
+        == text
+    )  # greedy: the same answer again
 
 
 @pytest.mark.slow
@@ -110,8 +114,11 @@ def test_answers_do_not_depend_on_the_calls_before_them(llm: object) -> None:
 
     assert isinstance(llm, LlamaCppLLM)
     long_system = SYSTEM + " " + " ".join(f"Rule {i}: answer briefly." for i in range(40))  # above the cache floor
-    demo = [{"role": "system", "content": long_system}, {"role": "user", "content": "Name a colour."},
-            {"role": "assistant", "content": "Blue."}]
+    demo = [
+        {"role": "system", "content": long_system},
+        {"role": "user", "content": "Name a colour."},
+        {"role": "assistant", "content": "Blue."},
+    ]
     first = [*demo, {"role": "user", "content": "Name a fruit."}]
     second = [*demo, {"role": "user", "content": "Name an animal."}]
     cold = llm.invoke(first, max_tokens=8).content  # evaluates and saves the prefix

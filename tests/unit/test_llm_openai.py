@@ -18,15 +18,21 @@ from grasp_agent.llm.errors import LLMError, LLMUnavailableError
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
 from tests.http_fake import FakeJsonServer, Reply, Request, serving
 
-PLAN = {"anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasm"}],
-        "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}], "target": {"var": "t", "type": "Disease"}}
+PLAN = {
+    "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasm"}],
+    "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+    "target": {"var": "t", "type": "Disease"},
+}
 MESSAGES = [{"role": "system", "content": "You write plans."}, {"role": "user", "content": "Which diseases...?"}]
 # The first position's top list a vLLM server would send for a yes/no judge prompt.
 TOP = [("yes", -0.2), (" yes", -2.0), ("no", -1.9), ("No", -3.5), ("maybe", -6.0)]
 # Which constraints each server mode refuses with HTTP 400.
 REFUSES = {
-    "ok": set(), "noschema": {"json_schema"}, "jsononly": {"json_schema", "guided_json"},
-    "textonly": {"json_schema", "guided_json", "json_object"}, "bad": {"json_schema", "guided_json", "json_object", "none"},
+    "ok": set(),
+    "noschema": {"json_schema"},
+    "jsononly": {"json_schema", "guided_json"},
+    "textonly": {"json_schema", "guided_json", "json_object"},
+    "bad": {"json_schema", "guided_json", "json_object", "none"},
 }
 
 
@@ -68,8 +74,13 @@ def _answer(mode: str, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("logprobs") and mode != "nologprobs":
         top = [{"token": token, "logprob": lp, "bytes": list(token.encode())} for token, lp in TOP]
         choice["logprobs"] = {"content": [{"token": "yes", "logprob": -0.2, "top_logprobs": top}]}
-    return {"id": "c1", "object": "chat.completion", "model": body["model"], "choices": [choice],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": body["model"],
+        "choices": [choice],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +120,8 @@ def test_complete_json_sends_a_strict_json_schema(server: FakeJsonServer) -> Non
     assert parse_plan(text).target.type == "Disease"
     sent = server.bodies("/ok/")[-1]
     assert sent["response_format"] == {
-        "type": "json_schema", "json_schema": {"name": "Plan", "schema": Plan.json_schema(), "strict": True}
+        "type": "json_schema",
+        "json_schema": {"name": "Plan", "schema": Plan.json_schema(), "strict": True},
     }
     assert sent["temperature"] == 0.0 and "seed" not in sent
 
@@ -206,7 +218,10 @@ def test_a_server_that_stays_down_is_unavailable_after_all_retries(server: FakeJ
 
 
 def test_timeouts_and_closed_ports_are_unavailable(server: FakeJsonServer) -> None:
-    with _client(server, "slow", timeout_s=0.2, retries=0) as llm, pytest.raises(LLMUnavailableError, match="no answer"):
+    with (
+        _client(server, "slow", timeout_s=0.2, retries=0) as llm,
+        pytest.raises(LLMUnavailableError, match="no answer"),
+    ):
         llm.invoke(MESSAGES)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -35,7 +35,9 @@ def _install_parts(site: Path, data: bytes, pieces: int = 3, name: str = "tiny-g
         info = site / f"tiny_gguf_part{number}-0.1.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tiny-gguf-part{number}\nVersion: 0.1.0\n")
-        parts.append(GgufPart(f"tiny-gguf-part{number}", "0.1.0", relative, len(chunk), hashlib.sha256(chunk).hexdigest()))
+        parts.append(
+            GgufPart(f"tiny-gguf-part{number}", "0.1.0", relative, len(chunk), hashlib.sha256(chunk).hexdigest())
+        )
     return PackagedGguf(name=name, parts=tuple(parts), size=len(data), sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -84,8 +86,12 @@ def test_a_truncated_file_under_a_current_marker_is_rebuilt(model: PackagedGguf,
 
 def test_missing_parts_name_the_pip_command(site: Path, tmp_path: Path) -> None:
     model = _install_parts(site, GGUF_BYTES)
-    missing = PackagedGguf(model.name, (*model.parts, GgufPart("tiny-gguf-part4", "0.1.0", "x/data/part04.bin", 1, "0")),
-                           model.size, model.sha256)
+    missing = PackagedGguf(
+        model.name,
+        (*model.parts, GgufPart("tiny-gguf-part4", "0.1.0", "x/data/part04.bin", 1, "0")),
+        model.size,
+        model.sha256,
+    )
     with pytest.raises(ModelFileError) as error:
         assemble_gguf(missing, tmp_path / "cache")
     assert "tiny-gguf-part4, which is not installed" in str(error.value)
@@ -119,7 +125,9 @@ def test_local_paths_are_accepted_and_checked(tmp_path: Path) -> None:
     (tmp_path / "weights.bin").write_bytes(b"\x00" * 64)
     with pytest.raises(ModelFileError, match="not a GGUF"):
         resolve_gguf(str(tmp_path / "weights.bin"), tmp_path / "cache")
-    with pytest.raises(ModelFileError, match=r"neither a packaged model nor an existing file; allowed: \['qwen2.5-0.5b'"):
+    with pytest.raises(
+        ModelFileError, match=r"neither a packaged model nor an existing file; allowed: \['qwen2.5-0.5b'"
+    ):
         resolve_gguf("qwen-7b", tmp_path / "cache")
 
 
@@ -145,8 +153,9 @@ def _installed(model: PackagedGguf) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _installed(QWEN_05B_GGUF), reason=f"the 0.5B GGUF parts are not installed; run: "
-                                                          f"{QWEN_05B_GGUF.install_hint}")
+@pytest.mark.skipif(
+    not _installed(QWEN_05B_GGUF), reason=f"the 0.5B GGUF parts are not installed; run: {QWEN_05B_GGUF.install_hint}"
+)
 def test_the_real_05b_parts_join_into_a_verified_gguf(tmp_path: Path) -> None:
     path = resolve_gguf(QWEN_05B, tmp_path / "cache")
     assert path.stat().st_size == QWEN_05B_GGUF.size

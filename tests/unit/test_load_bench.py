@@ -10,16 +10,25 @@ from grasp_agent.evaluation.load_bench import rss_mib, run_load, run_pass, timed
 from grasp_agent.pipeline.results import SearchResult
 
 
-def _result(question: str, *, reranker: str | None = None, notes: tuple[str, ...] = (),
-            failures: dict[str, str] | None = None) -> SearchResult:
+def _result(
+    question: str, *, reranker: str | None = None, notes: tuple[str, ...] = (), failures: dict[str, str] | None = None
+) -> SearchResult:
     return SearchResult(question=question, hits=[], reranker=reranker, notes=list(notes), failures=failures or {})
 
 
 def test_outcomes_say_reranked_skipped_failed_or_error() -> None:
     reranked = timed_search(lambda q: _result(q, reranker="listwise:hpo"), "q")
     assert reranked.reranked and not reranked.rerank_skipped and reranked.error is None
-    skipped = timed_search(lambda q: _result(q, notes=("reranker listwise:hpo skipped: the 3 s budget ran out "
-                                                       "after scoring 32 of 50 candidates; fused order kept",)), "q")
+    skipped = timed_search(
+        lambda q: _result(
+            q,
+            notes=(
+                "reranker listwise:hpo skipped: the 3 s budget ran out "
+                "after scoring 32 of 50 candidates; fused order kept",
+            ),
+        ),
+        "q",
+    )
     assert skipped.rerank_skipped and not skipped.reranked
     failed = timed_search(lambda q: _result(q, failures={"graph": "skipped: Neo4j is unavailable"}), "q")
     assert failed.failures == ("graph",) and failed.error is None

@@ -17,8 +17,15 @@ def test_an_importable_module_comes_back() -> None:
 
 def test_a_missing_module_raises_the_callers_error_with_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` fail
-    with pytest.raises(EmbeddingError, match=r"^the backend needs onnxruntime, which cannot be imported \(.*\); "
-                                             r"run: pip install onnxruntime$") as error:
-        require("onnxruntime", need="the backend needs onnxruntime", hint="pip install onnxruntime",
-                error_type=EmbeddingError)
+    with pytest.raises(
+        EmbeddingError,
+        match=r"^the backend needs onnxruntime, which cannot be imported \(.*\); "
+        r"run: pip install onnxruntime$",
+    ) as error:
+        require(
+            "onnxruntime",
+            need="the backend needs onnxruntime",
+            hint="pip install onnxruntime",
+            error_type=EmbeddingError,
+        )
     assert isinstance(error.value.__cause__, ImportError)

@@ -27,8 +27,7 @@ def test_the_packaged_hpo_weights_serve_when_none_were_trained(embedder: GraspEm
     weights = model.weights(query)
     assert len(set(np.round(list(weights.values()), 6))) > 1  # trained: not the uniform 1/K everywhere
     # an explicit folder means exactly what it holds: empty, so uniform
-    explicit = open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "mine"}), "hpo", keys,
-                            embedder)
+    explicit = open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "mine"}), "hpo", keys, embedder)
     assert set(np.round(list(explicit.weights(query).values()), 9)) == {round(1 / len(keys), 9)}
     # another schema that happens to be called hpo gets uniform weights, not an error
     other = open_weights(settings, "hpo", keys[:3], embedder)
@@ -36,5 +35,4 @@ def test_the_packaged_hpo_weights_serve_when_none_were_trained(embedder: GraspEm
     # weights trained here win, and stale ones are an error rather than silently replaced
     model.save(tmp_path / "trained")
     with pytest.raises(TextBranchError, match="was trained for"):
-        open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "trained"}), "hpo", keys[:3],
-                     embedder)
+        open_weights(settings.model_copy(update={"field_weights_dir": tmp_path / "trained"}), "hpo", keys[:3], embedder)

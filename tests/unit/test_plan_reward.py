@@ -19,9 +19,27 @@ from grasp_agent.training.plan_reward import (
 
 def test_buckets_cover_every_rank_and_count() -> None:
     assert [gold_rank_bucket(r) for r in (1, 2, 3, 4, 10, 11, 100, 101, None)] == [
-        "1", "2-3", "2-3", "4-10", "4-10", "11-100", "11-100", "miss", "miss"]
+        "1",
+        "2-3",
+        "2-3",
+        "4-10",
+        "4-10",
+        "11-100",
+        "11-100",
+        "miss",
+        "miss",
+    ]
     assert [candidate_bucket(c) for c in (0, 1, 10, 11, 50, 51, 99, 100, 5000)] == [
-        "0", "1-10", "1-10", "11-50", "11-50", "51-99", "51-99", "100+", "100+"]
+        "0",
+        "1-10",
+        "1-10",
+        "11-50",
+        "11-50",
+        "51-99",
+        "51-99",
+        "100+",
+        "100+",
+    ]
     with pytest.raises(ValueError):
         gold_rank_bucket(0)
     with pytest.raises(ValueError):

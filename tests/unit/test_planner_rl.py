@@ -12,9 +12,14 @@ from grasp_agent.training.planner_rl import choose_rft_plan, rft_records
 
 
 def _plan(anchors: int, n_cand: int) -> str:
-    return json.dumps({"anchors": [{"var": f"a{i}", "type": "Gene", "text": f"G{i}"} for i in range(anchors)],
-                       "hops": [{"source": f"a{i}", "relation": "ASSOCIATED_WITH", "target": "t"} for i in range(anchors)],
-                       "target": {"var": "t", "type": "Disease"}, "n_cand": n_cand})
+    return json.dumps(
+        {
+            "anchors": [{"var": f"a{i}", "type": "Gene", "text": f"G{i}"} for i in range(anchors)],
+            "hops": [{"source": f"a{i}", "relation": "ASSOCIATED_WITH", "target": "t"} for i in range(anchors)],
+            "target": {"var": "t", "type": "Disease"},
+            "n_cand": n_cand,
+        }
+    )
 
 
 def test_rft_keeps_the_best_positive_plan_with_fewer_anchors_then_fewer_candidates_on_ties() -> None:
@@ -26,10 +31,20 @@ def test_rft_keeps_the_best_positive_plan_with_fewer_anchors_then_fewer_candidat
 
 
 def test_rft_adds_one_example_per_question_that_sampled_a_positive_plan() -> None:
-    records = [{"id": q, "prompt": [{"role": "user", "content": q}],
-                "completion": [{"role": "assistant", "content": _plan(1, 1)}]} for q in ("q1", "q2")]
+    records = [
+        {
+            "id": q,
+            "prompt": [{"role": "user", "content": q}],
+            "completion": [{"role": "assistant", "content": _plan(1, 1)}],
+        }
+        for q in ("q1", "q2")
+    ]
     merged = rft_records(records, {"q1": [(_plan(1, 7), 0.3)], "q2": [(_plan(1, 7), -0.1)]})
-    assert len(merged) == 3 and merged[2]["id"] == "q1" and json.loads(merged[2]["completion"][0]["content"])["n_cand"] == 7
+    assert (
+        len(merged) == 3
+        and merged[2]["id"] == "q1"
+        and json.loads(merged[2]["completion"][0]["content"])["n_cand"] == 7
+    )
 
 
 def test_grpo_moves_a_new_lora_when_rewards_differ_and_the_adapter_reloads(tmp_path: Path) -> None:
@@ -45,8 +60,9 @@ def test_grpo_moves_a_new_lora_when_rewards_differ_and_the_adapter_reloads(tmp_p
     model = tiny_qwen2(len(tokenizer))
     calls: list[list[str]] = []
 
-    def length_reward(prompts: list[object], completions: list[list[dict[str, str]]], query_id: list[str],
-                      **_: object) -> list[float | None]:
+    def length_reward(
+        prompts: list[object], completions: list[list[dict[str, str]]], query_id: list[str], **_: object
+    ) -> list[float | None]:
         # stands in for the plan reward (tests/neo4j/test_planner_training.py wires the real one): it only
         # has to differ within a group for GRPO to have an advantage to follow
         calls.append(list(query_id))
@@ -54,9 +70,18 @@ def test_grpo_moves_a_new_lora_when_rewards_differ_and_the_adapter_reloads(tmp_p
 
     length_reward.__name__ = "length_reward"
     records = [{"id": f"q{i}", "prompt": [{"role": "user", "content": f"question {i}"}]} for i in range(4)]
-    options = GrpoOptions(max_steps=2, num_generations=4, batch_size=4, gradient_accumulation=1,
-                          max_completion_length=24, lora_r=4, lora_alpha=8, learning_rate=1e-2, device="cpu",
-                          save_steps=1)
+    options = GrpoOptions(
+        max_steps=2,
+        num_generations=4,
+        batch_size=4,
+        gradient_accumulation=1,
+        max_completion_length=24,
+        lora_r=4,
+        lora_alpha=8,
+        learning_rate=1e-2,
+        device="cpu",
+        save_steps=1,
+    )
     report = train_grpo(model, tokenizer, records, length_reward, tmp_path, options)
     assert report.steps == 2 and report.mean_reward_first is not None
     assert calls and all(q.startswith("q") for batch in calls for q in batch)
@@ -86,19 +111,23 @@ def test_replacing_tied_groups_takes_their_rows_from_the_retry_and_repads_both_s
 
     pad = 9
     # two groups of two completions; prompts left-padded to 2, completions right-padded to 2
-    batch = {"prompt_ids": torch.tensor([[1, 2], [1, 2], [3, 4], [3, 4]]),
-             "prompt_mask": torch.ones(4, 2, dtype=torch.long),
-             "completion_ids": torch.tensor([[5, 6], [5, 6], [7, pad], [7, pad]]),
-             "completion_mask": torch.tensor([[1, 1], [1, 1], [1, 0], [1, 0]]),
-             "advantages": torch.tensor([0.0, 0.0, 0.3, -0.3]),
-             "old_per_token_logps": None,
-             "num_items_in_batch": torch.tensor(6)}
+    batch = {
+        "prompt_ids": torch.tensor([[1, 2], [1, 2], [3, 4], [3, 4]]),
+        "prompt_mask": torch.ones(4, 2, dtype=torch.long),
+        "completion_ids": torch.tensor([[5, 6], [5, 6], [7, pad], [7, pad]]),
+        "completion_mask": torch.tensor([[1, 1], [1, 1], [1, 0], [1, 0]]),
+        "advantages": torch.tensor([0.0, 0.0, 0.3, -0.3]),
+        "old_per_token_logps": None,
+        "num_items_in_batch": torch.tensor(6),
+    }
     # the retry of group 0 only, laid out at group 0's rows: longer prompt (3) and completions (3)
-    retry = {"prompt_ids": torch.tensor([[0, 1, 2], [0, 1, 2], [0, 0, 0], [0, 0, 0]]),
-             "prompt_mask": torch.tensor([[1, 1, 1], [1, 1, 1], [0, 0, 0], [0, 0, 0]]),
-             "completion_ids": torch.tensor([[8, 8, 8], [8, pad, pad], [0, 0, 0], [0, 0, 0]]),
-             "completion_mask": torch.tensor([[1, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]]),
-             "advantages": torch.tensor([0.5, -0.5, 0.0, 0.0])}
+    retry = {
+        "prompt_ids": torch.tensor([[0, 1, 2], [0, 1, 2], [0, 0, 0], [0, 0, 0]]),
+        "prompt_mask": torch.tensor([[1, 1, 1], [1, 1, 1], [0, 0, 0], [0, 0, 0]]),
+        "completion_ids": torch.tensor([[8, 8, 8], [8, pad, pad], [0, 0, 0], [0, 0, 0]]),
+        "completion_mask": torch.tensor([[1, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]]),
+        "advantages": torch.tensor([0.5, -0.5, 0.0, 0.0]),
+    }
     merged = replace_groups(batch, retry, [0], 2, pad)
     assert merged["advantages"].tolist() == pytest.approx([0.5, -0.5, 0.3, -0.3])
     assert merged["prompt_ids"].tolist() == [[0, 1, 2], [0, 1, 2], [pad, 3, 4], [pad, 3, 4]]  # left padding
@@ -119,8 +148,9 @@ def test_grpo_samples_a_tied_group_again_and_trains_on_the_retry(tmp_path: Path)
     tokenizer = char_tokenizer()
     calls = 0
 
-    def tie_first(prompts: list[object], completions: list[list[dict[str, str]]], query_id: list[str],
-                  **_: object) -> list[float | None]:
+    def tie_first(
+        prompts: list[object], completions: list[list[dict[str, str]]], query_id: list[str], **_: object
+    ) -> list[float | None]:
         # every group ties on its first draw (reward 0 for all), then the rewards differ: the trainer must
         # draw again and keep the retry
         nonlocal calls
@@ -131,9 +161,19 @@ def test_grpo_samples_a_tied_group_again_and_trains_on_the_retry(tmp_path: Path)
 
     tie_first.__name__ = "tie_first"
     records = [{"id": f"q{i}", "prompt": [{"role": "user", "content": f"question {i}"}]} for i in range(2)]
-    options = GrpoOptions(max_steps=1, num_generations=2, batch_size=4, gradient_accumulation=1,
-                          max_completion_length=8, lora_r=4, lora_alpha=8, learning_rate=1e-2, device="cpu",
-                          save_steps=1, resample_ties=3)
+    options = GrpoOptions(
+        max_steps=1,
+        num_generations=2,
+        batch_size=4,
+        gradient_accumulation=1,
+        max_completion_length=8,
+        lora_r=4,
+        lora_alpha=8,
+        learning_rate=1e-2,
+        device="cpu",
+        save_steps=1,
+        resample_ties=3,
+    )
     model = tiny_qwen2(len(tokenizer))
     report = train_grpo(model, tokenizer, records, tie_first, tmp_path, options)
     assert calls == 2 and report.tied_groups == 2 and report.resampled_groups == 2

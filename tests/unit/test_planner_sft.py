@@ -13,20 +13,44 @@ pytest.importorskip("trl", reason="planner training needs the [train] extra")
 from grasp_agent.training.planner_sft import ADAPTER_DIR, REPORT_FILE, SftOptions, train_sft  # noqa: E402
 from tests.training_support import char_tokenizer, tiny_qwen2  # noqa: E402
 
-PLAN = json.dumps({"anchors": [{"var": "a1", "type": "Gene", "text": "NSF", "match_mode": "name"}],
-                   "hops": [{"source": "a1", "relation": "ASSOCIATED_WITH", "target": "t", "direction": "out"}],
-                   "target": {"var": "t", "type": "Disease"}, "relevance_text": "", "n_cand": 3, "risk": "low"},
-                  separators=(",", ":"))
+PLAN = json.dumps(
+    {
+        "anchors": [{"var": "a1", "type": "Gene", "text": "NSF", "match_mode": "name"}],
+        "hops": [{"source": "a1", "relation": "ASSOCIATED_WITH", "target": "t", "direction": "out"}],
+        "target": {"var": "t", "type": "Disease"},
+        "relevance_text": "",
+        "n_cand": 3,
+        "risk": "low",
+    },
+    separators=(",", ":"),
+)
 
 
 def _records(count: int) -> list[dict[str, object]]:
-    return [{"prompt": [{"role": "system", "content": "Types: Gene, Disease"},
-                        {"role": "user", "content": f"Question {i}: which diseases of NSF?"}],
-             "completion": [{"role": "assistant", "content": PLAN}]} for i in range(count)]
+    return [
+        {
+            "prompt": [
+                {"role": "system", "content": "Types: Gene, Disease"},
+                {"role": "user", "content": f"Question {i}: which diseases of NSF?"},
+            ],
+            "completion": [{"role": "assistant", "content": PLAN}],
+        }
+        for i in range(count)
+    ]
 
 
-OPTIONS = SftOptions(max_steps=6, gradient_accumulation=2, lora_r=4, lora_alpha=8, lora_dropout=0.0,
-                     learning_rate=5e-3, warmup_ratio=0.0, save_steps=3, max_length=512, device="cpu")
+OPTIONS = SftOptions(
+    max_steps=6,
+    gradient_accumulation=2,
+    lora_r=4,
+    lora_alpha=8,
+    lora_dropout=0.0,
+    learning_rate=5e-3,
+    warmup_ratio=0.0,
+    save_steps=3,
+    max_length=512,
+    device="cpu",
+)
 
 
 def test_sft_trains_lora_adapters_that_reload_and_resume(tmp_path: Path) -> None:
@@ -53,8 +77,9 @@ def test_sft_trains_lora_adapters_that_reload_and_resume(tmp_path: Path) -> None
         assert torch.allclose(model(ids).logits, reloaded(ids).logits, atol=1e-5)
 
     # a longer run in the same folder resumes from the last checkpoint instead of starting again
-    resumed = train_sft(tiny_qwen2(len(tokenizer)), tokenizer, _records(8), tmp_path,
-                        SftOptions(**{**OPTIONS.__dict__, "max_steps": 8}))
+    resumed = train_sft(
+        tiny_qwen2(len(tokenizer)), tokenizer, _records(8), tmp_path, SftOptions(**{**OPTIONS.__dict__, "max_steps": 8})
+    )
     assert resumed.steps == 8
 
 

@@ -29,7 +29,7 @@ def table_commands() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
             if not WORD.fullmatch(word):
                 break
             path.append(word)
-        rows.append((tuple(path), tuple(OPTION.findall(" ".join(words[len(path):])))))
+        rows.append((tuple(path), tuple(OPTION.findall(" ".join(words[len(path) :])))))
     return rows
 
 
@@ -47,5 +47,6 @@ def test_every_readme_command_and_option_is_in_its_help(path: tuple[str, ...], o
     shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, f"grasp {' '.join(path)}: {shown.output}"
     for option in options:
-        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", shown.stdout), \
+        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", shown.stdout), (
             f"README names {option} for `grasp {' '.join(path)}`, which its --help does not list"
+        )

@@ -23,11 +23,15 @@ from grasp_agent.rerank.cross_encoder import CrossEncoderReranker
 from grasp_agent.rerank.llm_judge import DEFAULT_INSTRUCTION, DEFAULT_SYSTEM, truncate_chars
 from tests.llm_support import open_05b
 
-SEIZURE = ("Phenotype: Seizure\ndefinition: A seizure is an intermittent abnormality of nervous system physiology "
-           "characterised by a transient occurrence of signs and/or symptoms due to abnormal excessive or synchronous "
-           "neuronal activity in the brain.\nsynonyms: Epileptic seizure; Seizures")
-CARDIOLOGY = ("Phenotype: Hypertrophic cardiomyopathy\ndefinition: Hypertrophic cardiomyopathy is defined by the "
-              "presence of increased ventricular wall thickness in the absence of abnormal loading conditions.")
+SEIZURE = (
+    "Phenotype: Seizure\ndefinition: A seizure is an intermittent abnormality of nervous system physiology "
+    "characterised by a transient occurrence of signs and/or symptoms due to abnormal excessive or synchronous "
+    "neuronal activity in the brain.\nsynonyms: Epileptic seizure; Seizures"
+)
+CARDIOLOGY = (
+    "Phenotype: Hypertrophic cardiomyopathy\ndefinition: Hypertrophic cardiomyopathy is defined by the "
+    "presence of increased ventricular wall thickness in the absence of abnormal loading conditions."
+)
 
 
 class TableReranker(Reranker):
@@ -117,22 +121,27 @@ def test_the_judge_sends_the_qwen3_reranker_prompt_and_asks_for_both_spellings()
     llm = ScriptedLLM({"yes": math.log(0.5), "no": math.log(0.5)})
     judge = LLMJudgeReranker(llm, instruction="Given a rare-disease question, find the matching phenotype")
     judge.score("Which phenotype is a fit?", [SEIZURE])
-    (messages, candidates), = llm.calls
+    ((messages, candidates),) = llm.calls
     assert messages == [
         {"role": "system", "content": DEFAULT_SYSTEM},
-        {"role": "user", "content": "<Instruct>: Given a rare-disease question, find the matching phenotype\n"
-                                    "<Query>: Which phenotype is a fit?\n"
-                                    f"<Document>: {SEIZURE}"},
+        {
+            "role": "user",
+            "content": "<Instruct>: Given a rare-disease question, find the matching phenotype\n"
+            "<Query>: Which phenotype is a fit?\n"
+            f"<Document>: {SEIZURE}",
+        },
     ]
-    assert DEFAULT_SYSTEM == ('Judge whether the Document meets the requirements based on the Query and the Instruct '
-                              'provided. Note that the answer can only be "yes" or "no".')
+    assert DEFAULT_SYSTEM == (
+        "Judge whether the Document meets the requirements based on the Query and the Instruct "
+        'provided. Note that the answer can only be "yes" or "no".'
+    )
     assert sorted(candidates) == ["No", "Yes", "no", "yes"]
 
 
 def test_the_judge_merges_spellings_and_renormalizes_over_yes_and_no() -> None:
     # P(yes) = 0.3 + 0.1 = 0.4, P(no) = 0.05 + 0.15 = 0.2; the other 0.4 ("The", ...) is ignored: 0.4 / 0.6.
     llm = ScriptedLLM({"yes": math.log(0.3), "Yes": math.log(0.1), "no": math.log(0.05), "No": math.log(0.15)})
-    judgement, = LLMJudgeReranker(llm).judge("q", ["d"])
+    (judgement,) = LLMJudgeReranker(llm).judge("q", ["d"])
     assert judgement.score == pytest.approx(2 / 3, abs=1e-12)
     assert judgement.logprob_yes == pytest.approx(math.log(0.4), abs=1e-12)
     assert judgement.logprob_no == pytest.approx(math.log(0.2), abs=1e-12)
@@ -216,7 +225,9 @@ def test_the_bi_encoder_ranks_a_seizure_document_above_a_cardiology_one(minilm: 
     assert -1.0 <= cardiology < seizure <= 1.0
     assert seizure == pytest.approx(float(minilm.embed_texts([query, SEIZURE]).prod(axis=0).sum()), abs=1e-6)
     assert rerank(query, [("HP:0030680", CARDIOLOGY), ("HP:0001250", SEIZURE)], reranker, k=2) == [
-        "HP:0001250", "HP:0030680"]
+        "HP:0001250",
+        "HP:0030680",
+    ]
     assert reranker.model_id == f"bi-encoder:{minilm.model_id}" and reranker.score(query, []) == []
 
 
@@ -249,8 +260,14 @@ def test_the_cross_encoder_loads_a_local_directory_and_scores_each_pair(tmp_path
         pytest.skip(str(exc))
     model = tmp_path / "minilm-cross"
     model.mkdir()
-    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
-                 "special_tokens_map.json"):
+    for name in (
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "vocab.txt",
+        "special_tokens_map.json",
+    ):
         (model / name).symlink_to(source / name)
     reranker = CrossEncoderReranker(model, batch_size=2, max_length=64, device="cpu")
     scores = reranker.score("seizure", [SEIZURE, CARDIOLOGY, "x"])
@@ -272,10 +289,13 @@ def qwen_05b() -> Iterator[GraspLLM]:
 def test_the_05b_judge_scores_a_relevant_document_above_an_irrelevant_one(qwen_05b: GraspLLM) -> None:
     judge = LLMJudgeReranker(qwen_05b)
     start = time.perf_counter()
-    capital = judge.judge("What is the capital of France?", [
-        "Paris is the capital and largest city of France.",
-        "Photosynthesis converts light energy into chemical energy in plants.",
-    ])
+    capital = judge.judge(
+        "What is the capital of France?",
+        [
+            "Paris is the capital and largest city of France.",
+            "Photosynthesis converts light energy into chemical energy in plants.",
+        ],
+    )
     phenotype = judge.score("Which phenotype describes epileptic seizures?", [SEIZURE, CARDIOLOGY])
     logging.getLogger(__name__).info("4 judgements took %.1f s", time.perf_counter() - start)
     assert not any(j.undecided for j in capital)

@@ -23,8 +23,11 @@ from grasp_agent.training.reranker_train import _lr_factor, _ranking_metrics, fu
 
 
 def _state(ids: list[str], missing: frozenset[str] = frozenset()) -> PipelineState:
-    documents = {node_id: CandidateDocument(node_id, "Gene", node_id, f"doc {node_id}")
-                 for node_id in ids if node_id not in missing}
+    documents = {
+        node_id: CandidateDocument(node_id, "Gene", node_id, f"doc {node_id}")
+        for node_id in ids
+        if node_id not in missing
+    }
     final = FinalRanking(tuple(ids), tuple(1.0 / (i + 1) for i in range(len(ids))), False, None, (), documents)
     return cast(PipelineState, {"final": final})
 
@@ -42,9 +45,13 @@ def test_positives_and_the_highest_ranked_wrong_candidates() -> None:
 
 
 def _question(name: str, positives: int, negatives: int) -> RerankQuestion:
-    return RerankQuestion(f"q {name}", "train", "t", tuple(Candidate(f"{name}p{i}", f"pos {name} {i}", i + 1)
-                                                          for i in range(positives)),
-                          tuple(Candidate(f"{name}n{i}", f"neg {name} {i}", i + 10) for i in range(negatives)))
+    return RerankQuestion(
+        f"q {name}",
+        "train",
+        "t",
+        tuple(Candidate(f"{name}p{i}", f"pos {name} {i}", i + 1) for i in range(positives)),
+        tuple(Candidate(f"{name}n{i}", f"neg {name} {i}", i + 10) for i in range(negatives)),
+    )
 
 
 def test_groups_put_the_positive_first_and_never_use_a_positive_as_negative() -> None:

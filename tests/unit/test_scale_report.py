@@ -15,14 +15,28 @@ from grasp_agent.evaluation.scale_report import markdown_row, read_results, resu
 
 
 def _result(scale: float, text: Latency | None) -> ScaleResult:
-    plans = [PlanTimings(hops, Latency(30, 10.0 * hops, 40.0 * hops), Latency(30, 50.0, 90.0), 28, 2, 0)
-             for hops in (1, 2, 3)]
-    return ScaleResult(scale, "hashing:384", nodes=36_853, edges=547_280, nodes_by_label={"Gene": 5},
-                       edges_by_triple={"(:Gene)-[:R]->(:Gene)": 3}, generate_seconds=2.0,
-                       load_seconds={"nodes": 7.0, "edges": 37.0, "documents+embeddings": 79.0, "vector indexes": 16.0},
-                       store_mib=303.0, tx_log_mib=514.0, plans=plans, text_index_seconds=104.0 if text else None,
-                       text=text, text_note="" if text else "not built: needs 13.0 GiB", python_peak_rss_mib=743.0,
-                       heap_used_mib_after_load=302.0)
+    plans = [
+        PlanTimings(hops, Latency(30, 10.0 * hops, 40.0 * hops), Latency(30, 50.0, 90.0), 28, 2, 0)
+        for hops in (1, 2, 3)
+    ]
+    return ScaleResult(
+        scale,
+        "hashing:384",
+        nodes=36_853,
+        edges=547_280,
+        nodes_by_label={"Gene": 5},
+        edges_by_triple={"(:Gene)-[:R]->(:Gene)": 3},
+        generate_seconds=2.0,
+        load_seconds={"nodes": 7.0, "edges": 37.0, "documents+embeddings": 79.0, "vector indexes": 16.0},
+        store_mib=303.0,
+        tx_log_mib=514.0,
+        plans=plans,
+        text_index_seconds=104.0 if text else None,
+        text=text,
+        text_note="" if text else "not built: needs 13.0 GiB",
+        python_peak_rss_mib=743.0,
+        heap_used_mib_after_load=302.0,
+    )
 
 
 def test_results_read_back_equal_with_unmeasured_values_as_nan(tmp_path: Path) -> None:

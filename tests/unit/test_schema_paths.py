@@ -38,9 +38,11 @@ def test_target_type_is_the_type_asked_for_after_the_wh_word() -> None:
 
 def test_one_hop_paths_pick_the_relation_by_size_or_negation() -> None:
     assert shortest_meta_path("Phenotype", "Disease", HPO_COUNTS, "Which diseases show seizures?") == [
-        SchemaHop("Phenotype", "HAS_PHENOTYPE", "Disease")]
+        SchemaHop("Phenotype", "HAS_PHENOTYPE", "Disease")
+    ]
     assert shortest_meta_path("Phenotype", "Disease", HPO_COUNTS, "Which diseases lack seizures?") == [
-        SchemaHop("Phenotype", "LACKS_PHENOTYPE", "Disease")]
+        SchemaHop("Phenotype", "LACKS_PHENOTYPE", "Disease")
+    ]
     assert shortest_meta_path("Gene", "Disease", HPO_COUNTS) == [SchemaHop("Gene", "ASSOCIATED_WITH", "Disease")]
 
 
@@ -52,14 +54,17 @@ def test_self_loops_and_unreachable_types() -> None:
 
 def test_two_hop_path_through_an_intermediate_type() -> None:
     counts = {("Drug", "TREATS", "Disease"): 10, ("Gene", "ASSOCIATED_WITH", "Disease"): 5}
-    assert shortest_meta_path("Drug", "Gene", counts) == [SchemaHop("Drug", "TREATS", "Disease"),
-                                                         SchemaHop("Disease", "ASSOCIATED_WITH", "Gene")]
+    assert shortest_meta_path("Drug", "Gene", counts) == [
+        SchemaHop("Drug", "TREATS", "Disease"),
+        SchemaHop("Disease", "ASSOCIATED_WITH", "Gene"),
+    ]
 
 
 def test_relevance_text_drops_anchor_mentions() -> None:
     question = "Which diseases present Epileptic spasm and an early onset, and involve gene NSF?"
     assert relevance_text(question, ["epileptic spasm", "NSF"]) == (
-        "Which diseases present and an early onset, and involve gene?")
+        "Which diseases present and an early onset, and involve gene?"
+    )
 
 
 def test_negative_relations_are_judged_per_word() -> None:
@@ -70,12 +75,21 @@ def test_negative_relations_are_judged_per_word() -> None:
     assert not is_negative_relation("HAS_PHENOTYPE") and not is_negative_relation("ANNOTATED")
 
 
-@pytest.mark.parametrize("lead,cue", [
-    ("Which phenotypes are subtypes of", "down"), ("have a more specific form of", "down"),
-    ("Subtype of", "down"), ("a kind of", "down"), ("the parent terms of", "up"), ("broader than", "up"),
-    ("Which diseases present with", None), ("any type of", "down"), ("specialisations of", "down"),
-    ("a parent whose subtypes of", "down"),  # the nearer cue wins
-])
+@pytest.mark.parametrize(
+    "lead,cue",
+    [
+        ("Which phenotypes are subtypes of", "down"),
+        ("have a more specific form of", "down"),
+        ("Subtype of", "down"),
+        ("a kind of", "down"),
+        ("the parent terms of", "up"),
+        ("broader than", "up"),
+        ("Which diseases present with", None),
+        ("any type of", "down"),
+        ("specialisations of", "down"),
+        ("a parent whose subtypes of", "down"),  # the nearer cue wins
+    ],
+)
 def test_words_before_a_mention_ask_for_its_hierarchy(lead: str, cue: str | None) -> None:
     assert hierarchy_cue(lead) == cue
 
@@ -89,4 +103,9 @@ def test_a_hierarchy_hop_is_directed_by_how_the_relation_is_stored() -> None:
     assert hierarchy_step("T", {("T", "HAS_SUBTYPE", "T"): 1}, "down") == SchemaHop("T", "HAS_SUBTYPE", "T", True)
     assert hierarchy_step("T", {("T", "RELATED", "T"): 1}, "down") == SchemaHop("T", "RELATED", "T")
     assert [stored_child_to_parent(r) for r in ("IS_A", "SUBCLASS_OF", "HAS_CHILD", "SIMILAR_TO", "LINKED")] == [
-        True, True, False, None, None]
+        True,
+        True,
+        False,
+        None,
+        None,
+    ]

@@ -22,8 +22,9 @@ EMBEDDER = "local:all-MiniLM-L6-v2:max256"
 
 def _tables(gain: float, reranker: str = RERANKER) -> DynamicFusionTables:
     evidence = RerankEvidence(reranker=reranker, questions=206, mrr_fused=0.58, mrr_reranked=0.58 + gain)
-    return DynamicFusionTables(fitted_on=206, static_graph_weight=0.6, rerank_weight=0.05, policy="dynamic",
-                               rerank=evidence)
+    return DynamicFusionTables(
+        fitted_on=206, static_graph_weight=0.6, rerank_weight=0.05, policy="dynamic", rerank=evidence
+    )
 
 
 def _fitted(tables: DynamicFusionTables) -> FusionTablesChoice:
@@ -31,8 +32,9 @@ def _fitted(tables: DynamicFusionTables) -> FusionTablesChoice:
 
 
 def test_defaults_without_fitted_tables() -> None:
-    config = resolve_configuration(Settings(), FusionTablesChoice(DynamicFusionTables(), "built-in priors", None),
-                                   RERANKER)
+    config = resolve_configuration(
+        Settings(), FusionTablesChoice(DynamicFusionTables(), "built-in priors", None), RERANKER
+    )
     assert (config.fusion_policy.value, config.fusion_policy.source) == ("static", "default")
     assert (config.static_graph_weight.value, config.static_graph_weight.source) == (0.5, "default")
     assert (config.rerank_weight.value, config.rerank_weight.source) == (0.5, "default")
@@ -47,8 +49,9 @@ def test_fitted_values_apply_and_name_their_file() -> None:
     assert config.static_graph_weight.source == "fitted locally: /x/.grasp/fusion/hpo.json"
     # a gain under one MRR point does not switch reranking on
     assert config.rerank_by_default.value is False
-    assert ("gained less than 0.01 MRR on 206 valid questions: MRR 0.580 fused -> 0.582"
-            in config.rerank_by_default.source)
+    assert (
+        "gained less than 0.01 MRR on 206 valid questions: MRR 0.580 fused -> 0.582" in config.rerank_by_default.source
+    )
 
 
 def test_a_reranker_that_helped_is_on_by_default() -> None:

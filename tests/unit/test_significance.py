@@ -71,10 +71,13 @@ def test_switch_from_exact_to_chi_square_at_25_discordant() -> None:
     assert mcnemar(*_pairs(both=0, only_a=24, only_b=0, neither=0)).p_value == pytest.approx(2 / 2**24)
 
 
-@pytest.mark.parametrize(("a", "b", "message"), [
-    ([True], [True, False], "got 1 for A and 2 for B"),
-    ([], [], "at least one query"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ([True], [True, False], "got 1 for A and 2 for B"),
+        ([], [], "at least one query"),
+    ],
+)
 def test_mcnemar_refuses_unpaired_input(a: list[bool], b: list[bool], message: str) -> None:
     with pytest.raises(SignificanceError, match=message):
         mcnemar(a, b)
@@ -142,12 +145,15 @@ def test_bootstrap_blocks_do_not_change_the_sample_count(monkeypatch: pytest.Mon
     assert np.all((means >= 0.0) & (means <= 2.0))
 
 
-@pytest.mark.parametrize(("a", "b", "kwargs", "message"), [
-    ([1.0, 2.0], [1.0], {}, "got 2 for A and 1 for B"),
-    ([], [], {}, "at least one query"),
-    ([1.0], [0.0], {"resamples": 0}, "resamples must be at least 1, got 0"),
-    ([1.0, math.nan], [0.0, 0.0], {}, "finite"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "kwargs", "message"),
+    [
+        ([1.0, 2.0], [1.0], {}, "got 2 for A and 1 for B"),
+        ([], [], {}, "at least one query"),
+        ([1.0], [0.0], {"resamples": 0}, "resamples must be at least 1, got 0"),
+        ([1.0, math.nan], [0.0, 0.0], {}, "finite"),
+    ],
+)
 def test_bootstrap_refuses_bad_input(a: list[float], b: list[float], kwargs: dict[str, int], message: str) -> None:
     with pytest.raises(SignificanceError, match=message) as caught:
         paired_bootstrap(a, b, **kwargs)

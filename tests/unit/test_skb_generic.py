@@ -239,8 +239,9 @@ def test_a_schema_that_is_not_utf8_is_named(tmp_path: Path) -> None:
         ({"label": "Film"}, "ADAPATH_USES", r"relation type 'ADAPATH_USES' is reserved"),
     ],
 )
-def test_the_schema_refuses_names_grasp_writes_itself(node_type: dict[str, object], relation: str | None,
-                                                      message: str) -> None:
+def test_the_schema_refuses_names_grasp_writes_itself(
+    node_type: dict[str, object], relation: str | None, message: str
+) -> None:
     from grasp_agent.skb.schema import SkbSchema
 
     schema: dict[str, object] = {"name": "films", "node_types": [node_type]}

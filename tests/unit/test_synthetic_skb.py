@@ -38,7 +38,8 @@ def generated(shape: SkbShape, tmp_path_factory: pytest.TempPathFactory) -> Gene
 
 
 def test_the_same_seed_gives_byte_identical_files_and_another_seed_differs(
-        shape: SkbShape, generated: GeneratedSkb, tmp_path: Path) -> None:
+    shape: SkbShape, generated: GeneratedSkb, tmp_path: Path
+) -> None:
     again = generate_skb(shape, SCALE, 7, tmp_path / "again", progress=False)
     other = generate_skb(shape, SCALE, 8, tmp_path / "other", progress=False)
     for name in FILES:

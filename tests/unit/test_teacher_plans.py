@@ -33,18 +33,29 @@ def test_each_own_meta_path_that_fits_an_anchor_gives_a_candidate_then_the_heuri
     heuristic = HeuristicPlanner(HPO_CONTEXT)
     found = candidate_plans(QUESTION, TABLE, heuristic, SchemaRoutes(HPO_CONTEXT), [DOWN, FROM_A_GENE, UP])
     assert [(teacher, signature) for _, teacher, signature in found] == [
-        ("bank-own", DOWN.signature), ("bank-own", UP.signature), ("heuristic", None)]
+        ("bank-own", DOWN.signature),
+        ("bank-own", UP.signature),
+        ("heuristic", None),
+    ]
     assert [plan.hops[0].direction for plan, _, _ in found] == [Direction.IN, Direction.OUT, Direction.ANY]
     # no own meta-path: only the heuristic's plan
-    assert [teacher for _, teacher, _ in candidate_plans(QUESTION, TABLE, heuristic, SchemaRoutes(HPO_CONTEXT), [])] \
-        == ["heuristic"]
+    assert [
+        teacher for _, teacher, _ in candidate_plans(QUESTION, TABLE, heuristic, SchemaRoutes(HPO_CONTEXT), [])
+    ] == ["heuristic"]
 
 
 def test_the_teacher_set_round_trips_and_a_bad_line_is_named(tmp_path: Path) -> None:
-    plan, _, signature = candidate_plans(QUESTION, TABLE, HeuristicPlanner(HPO_CONTEXT), SchemaRoutes(HPO_CONTEXT),
-                                         [DOWN])[0]
-    example = TeacherExample("q1", QUESTION, "train", [{"role": "user", "content": QUESTION}], plan,
-                             Provenance("bank-own", signature, 1, 4, 2, 1))
+    plan, _, signature = candidate_plans(
+        QUESTION, TABLE, HeuristicPlanner(HPO_CONTEXT), SchemaRoutes(HPO_CONTEXT), [DOWN]
+    )[0]
+    example = TeacherExample(
+        "q1",
+        QUESTION,
+        "train",
+        [{"role": "user", "content": QUESTION}],
+        plan,
+        Provenance("bank-own", signature, 1, 4, 2, 1),
+    )
     path = tmp_path / "sft.jsonl"
     write_teacher_set([example], path)
     [record] = read_teacher_set(path)

@@ -34,8 +34,9 @@ from grasp_agent.text_branch.multifield import FieldKey, combine_fields, uniform
 
 DIM = 16
 TYPES = ("Phenotype", "Disease")
-needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
-                                 reason="training needs torch: pip install 'grasp-agent[train]'")
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="training needs torch: pip install 'grasp-agent[train]'"
+)
 
 
 def unit_rows(rng: np.random.Generator, rows: int, dim: int = DIM) -> np.ndarray:
@@ -74,18 +75,25 @@ def random_corpus(nodes: int = 120, seed: int = 0) -> tuple[FieldCorpus, TableEm
     labels = [TYPES[i % 2] for i in range(nodes)]
     texts = sorted(set(titles) | {note for note in notes if note})
     table = dict(zip(texts, unit_rows(rng, len(texts)), strict=True))
-    corpus = FieldCorpus(tuple(f"n{i}" for i in range(nodes)), tuple(labels),
-                         {"title": tuple(titles), "note": tuple(notes), "empty": ("",) * nodes},
-                         ("",) * nodes, TYPES)
+    corpus = FieldCorpus(
+        tuple(f"n{i}" for i in range(nodes)),
+        tuple(labels),
+        {"title": tuple(titles), "note": tuple(notes), "empty": ("",) * nodes},
+        ("",) * nodes,
+        TYPES,
+    )
     return corpus, TableEmbedder(table)
 
 
-def brute_force(corpus: FieldCorpus, embedder: TableEmbedder, field: str, query: np.ndarray,
-                node_type: str | None = None) -> list[tuple[NodeId, float]]:
+def brute_force(
+    corpus: FieldCorpus, embedder: TableEmbedder, field: str, query: np.ndarray, node_type: str | None = None
+) -> list[tuple[NodeId, float]]:
     """Every eligible node with text in `field` and its cosine (float64), best first."""
-    scored = [(node_id, float(embedder.table[text].astype(np.float64) @ query.astype(np.float64)))
-              for node_id, label, text in zip(corpus.ids, corpus.labels, corpus.fields[field], strict=True)
-              if text and node_type in (None, label)]
+    scored = [
+        (node_id, float(embedder.table[text].astype(np.float64) @ query.astype(np.float64)))
+        for node_id, label, text in zip(corpus.ids, corpus.labels, corpus.fields[field], strict=True)
+        if text and node_type in (None, label)
+    ]
     return sorted(scored, key=lambda item: -item[1])
 
 
@@ -97,8 +105,9 @@ def dense_setup() -> tuple[FieldCorpus, TableEmbedder, DenseFieldIndex]:
 
 # ---- dense field index ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("node_type", [None, "Disease"])
-def test_top_k_is_the_brute_force_top_k(dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex],
-                                        node_type: str | None) -> None:
+def test_top_k_is_the_brute_force_top_k(
+    dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex], node_type: str | None
+) -> None:
     corpus, embedder, index = dense_setup
     query = unit_rows(np.random.default_rng(1), 1)[0]
     expected = brute_force(corpus, embedder, "title", query, node_type)
@@ -112,7 +121,8 @@ def test_top_k_is_the_brute_force_top_k(dense_setup: tuple[FieldCorpus, TableEmb
 
 
 def test_type_mask_returns_only_that_type_and_all_of_it_when_k_is_large(
-        dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex]) -> None:
+    dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex],
+) -> None:
     corpus, embedder, index = dense_setup
     query = unit_rows(np.random.default_rng(2), 1)[0]
     found = index.search_field("note", query, 1000, node_type="Phenotype", relative=False)
@@ -124,7 +134,8 @@ def test_type_mask_returns_only_that_type_and_all_of_it_when_k_is_large(
 
 
 def test_empty_fields_are_skipped_and_each_distinct_text_is_embedded_once(
-        dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex]) -> None:
+    dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex],
+) -> None:
     _, embedder, index = dense_setup
     assert (index.size("title"), index.size("note"), index.size("empty")) == (120, 60, 0)
     assert len(embedder.calls) == len(set(embedder.calls)) == 100 + 60  # 100 distinct titles, 60 notes
@@ -132,7 +143,8 @@ def test_empty_fields_are_skipped_and_each_distinct_text_is_embedded_once(
 
 
 def test_batch_search_gives_what_search_gives_per_query(
-        dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex]) -> None:
+    dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex],
+) -> None:
     _, _, index = dense_setup
     queries = unit_rows(np.random.default_rng(3), 3)
     types = [None, "Phenotype", "Disease"]
@@ -157,7 +169,8 @@ def test_bad_queries_are_refused(dense_setup: tuple[FieldCorpus, TableEmbedder, 
 
 
 def test_saved_index_loads_memory_mapped_and_searches_the_same(
-        dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex], tmp_path: Path) -> None:
+    dense_setup: tuple[FieldCorpus, TableEmbedder, DenseFieldIndex], tmp_path: Path
+) -> None:
     _, _, index = dense_setup
     index.save(tmp_path)
     loaded = DenseFieldIndex.load(tmp_path)
@@ -196,8 +209,12 @@ KEYS: list[FieldKey] = [("name", "bm25"), ("name", "dense"), ("IS_A", "bm25")]
 
 def test_weights_have_one_entry_per_key_and_sum_to_one() -> None:
     rng = np.random.default_rng(5)
-    model = FieldWeightModel(tuple(KEYS), rng.standard_normal((3, DIM)).astype(np.float32),
-                             rng.standard_normal(3).astype(np.float32), "table")
+    model = FieldWeightModel(
+        tuple(KEYS),
+        rng.standard_normal((3, DIM)).astype(np.float32),
+        rng.standard_normal(3).astype(np.float32),
+        "table",
+    )
     matrix = model.weight_matrix(unit_rows(rng, 4))
     assert matrix.shape == (4, 3) and np.allclose(matrix.sum(axis=1), 1.0) and (matrix > 0).all()
     weights = model.weights(unit_rows(rng, 1)[0])
@@ -208,14 +225,17 @@ def test_weights_have_one_entry_per_key_and_sum_to_one() -> None:
 
 def test_untrained_model_gives_exactly_the_uniform_weights() -> None:
     model = FieldWeightModel.uniform(["name", "IS_A"], ["bm25", "dense"], DIM, "table")
-    assert model.weights(unit_rows(np.random.default_rng(6), 1)[0]) == uniform_weights(["name", "IS_A"],
-                                                                                      ["bm25", "dense"])
+    assert model.weights(unit_rows(np.random.default_rng(6), 1)[0]) == uniform_weights(
+        ["name", "IS_A"], ["bm25", "dense"]
+    )
 
 
 def test_candidate_ranking_is_combine_fields() -> None:
-    rankings: dict[FieldKey, ScoredNodes] = {("name", "bm25"): ScoredNodes("name", ("a", "b"), (4.0, 2.0)),
-                                             ("name", "dense"): ScoredNodes("name", ("b", "c"), (0.5, 0.25)),
-                                             ("IS_A", "bm25"): ScoredNodes("IS_A")}
+    rankings: dict[FieldKey, ScoredNodes] = {
+        ("name", "bm25"): ScoredNodes("name", ("a", "b"), (4.0, 2.0)),
+        ("name", "dense"): ScoredNodes("name", ("b", "c"), (0.5, 0.25)),
+        ("IS_A", "bm25"): ScoredNodes("IS_A"),
+    }
     candidates = CandidateScores.from_rankings(rankings, KEYS)
     assert candidates.ids == ("a", "b", "c")
     assert candidates.scores.tolist() == [[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.0, 0.5, 0.0]]
@@ -261,16 +281,22 @@ def test_training_learns_query_conditioned_weights_and_is_deterministic() -> Non
 
 def test_save_load_round_trip_reorders_keys_and_refuses_other_fields(tmp_path: Path) -> None:
     rng = np.random.default_rng(9)
-    model = FieldWeightModel(tuple(KEYS), rng.standard_normal((3, DIM)).astype(np.float32),
-                             rng.standard_normal(3).astype(np.float32), "table")
+    model = FieldWeightModel(
+        tuple(KEYS),
+        rng.standard_normal((3, DIM)).astype(np.float32),
+        rng.standard_normal(3).astype(np.float32),
+        "table",
+    )
     model.save(tmp_path)
     query = unit_rows(rng, 1)[0]
     loaded = FieldWeightModel.load(tmp_path, KEYS, "table")
     assert np.array_equal(loaded.weight, model.weight) and loaded.weights(query) == model.weights(query)
     reordered = FieldWeightModel.load(tmp_path, KEYS[::-1], "table")
     assert reordered.keys == tuple(KEYS[::-1]) and reordered.weights(query) == pytest.approx(model.weights(query))
-    refusal = (r"trained for \(field, scorer\) keys .*missing from the model: \[\('synonyms', 'bm25'\)\], "
-               r"unknown to the index: \[\('IS_A', 'bm25'\)\]\); retrain it")
+    refusal = (
+        r"trained for \(field, scorer\) keys .*missing from the model: \[\('synonyms', 'bm25'\)\], "
+        r"unknown to the index: \[\('IS_A', 'bm25'\)\]\); retrain it"
+    )
     with pytest.raises(TextBranchError, match=refusal):
         FieldWeightModel.load(tmp_path, [*KEYS[:2], ("synonyms", "bm25")], "table")
     with pytest.raises(TextBranchError, match="trained on query vectors of 'table', not 'local:minilm:max256'"):
@@ -290,9 +316,11 @@ def test_training_without_torch_names_the_train_extra(monkeypatch: pytest.Monkey
 
 
 def test_text_branch_imports_without_torch() -> None:
-    code = ("import sys; sys.modules['torch'] = None; "
-            "import grasp_agent.text_branch.field_weights, grasp_agent.text_branch.candidates, "
-            "grasp_agent.text_branch.dense_fields")
+    code = (
+        "import sys; sys.modules['torch'] = None; "
+        "import grasp_agent.text_branch.field_weights, grasp_agent.text_branch.candidates, "
+        "grasp_agent.text_branch.dense_fields"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
@@ -317,9 +345,15 @@ def test_trained_weights_do_not_lose_to_uniform_on_held_out_hpo_questions(embedd
 
     def examples(split: str) -> list[WeightExample]:
         rows = [row for row, question in enumerate(questions) if question.split == split]
-        return weight_examples(keys, [questions[row].text for row in rows], vectors[rows],
-                               [questions[row].answer_ids for row in rows], lexical=lexical, dense=dense,
-                               node_types=[questions[row].target_type for row in rows])
+        return weight_examples(
+            keys,
+            [questions[row].text for row in rows],
+            vectors[rows],
+            [questions[row].answer_ids for row in rows],
+            lexical=lexical,
+            dense=dense,
+            node_types=[questions[row].target_type for row in rows],
+        )
 
     train, valid, test = examples("train"), examples("valid"), examples("test")
     model, report = train_field_weights(train, valid, keys, embedder.model_id, TrainConfig(seed=0))

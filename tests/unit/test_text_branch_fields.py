@@ -27,22 +27,43 @@ from grasp_agent.text_branch.multifield import FieldKey, combine_fields, max_nor
 
 SCHEMA = SkbSchema(
     name="toy",
-    node_types=(NodeType(label="Phenotype", text_fields=("definition", "synonyms")),
-                NodeType(label="Disease", text_fields=("source",))),
-    relation_types=(RelationType(type="IS_A", pairs=(RelationPair(source="Phenotype", target="Phenotype"),)),
-                    RelationType(type="HAS_PHENOTYPE", pairs=(RelationPair(source="Disease", target="Phenotype"),))),
+    node_types=(
+        NodeType(label="Phenotype", text_fields=("definition", "synonyms")),
+        NodeType(label="Disease", text_fields=("source",)),
+    ),
+    relation_types=(
+        RelationType(type="IS_A", pairs=(RelationPair(source="Phenotype", target="Phenotype"),)),
+        RelationType(type="HAS_PHENOTYPE", pairs=(RelationPair(source="Disease", target="Phenotype"),)),
+    ),
 )
 NODES = [
-    NodeRecord("Phenotype", "P1", "Seizure", {"definition": "An intermittent abnormality of nervous system physiology",
-                                              "synonyms": ["Fits", "Epileptic attack"]}),
-    NodeRecord("Phenotype", "P2", "Focal seizure", {"definition": "A seizure that starts in one brain hemisphere",
-                                                    "synonyms": ["Partial seizure"]}),
-    NodeRecord("Phenotype", "P3", "Abnormality of the nervous system",
-               {"definition": "Any abnormality of the brain or the nerves"}),
-    NodeRecord("Phenotype", "P4", "Hearing loss", {"definition": "Reduced ability to perceive sound",
-                                                   "synonyms": ["Deafness"]}),
-    NodeRecord("Phenotype", "P5", "Cataract", {"definition": "Clouding of the lens of the eye",
-                                               "synonyms": ["Lens opacity"]}),
+    NodeRecord(
+        "Phenotype",
+        "P1",
+        "Seizure",
+        {
+            "definition": "An intermittent abnormality of nervous system physiology",
+            "synonyms": ["Fits", "Epileptic attack"],
+        },
+    ),
+    NodeRecord(
+        "Phenotype",
+        "P2",
+        "Focal seizure",
+        {"definition": "A seizure that starts in one brain hemisphere", "synonyms": ["Partial seizure"]},
+    ),
+    NodeRecord(
+        "Phenotype",
+        "P3",
+        "Abnormality of the nervous system",
+        {"definition": "Any abnormality of the brain or the nerves"},
+    ),
+    NodeRecord(
+        "Phenotype", "P4", "Hearing loss", {"definition": "Reduced ability to perceive sound", "synonyms": ["Deafness"]}
+    ),
+    NodeRecord(
+        "Phenotype", "P5", "Cataract", {"definition": "Clouding of the lens of the eye", "synonyms": ["Lens opacity"]}
+    ),
     NodeRecord("Phenotype", "P6", "Abnormality of the eye", {"definition": "Any abnormality of the visual system"}),
     NodeRecord("Disease", "D1", "Dravet syndrome", {"source": "OMIM"}),
     NodeRecord("Disease", "D2", "Usher syndrome", {"source": "OMIM"}),
@@ -80,8 +101,13 @@ def row(corpus: FieldCorpus, node_id: str) -> int:
 # ---- fields ---------------------------------------------------------------------------------------------
 def test_fields_are_name_then_text_fields_then_relations() -> None:
     assert [(spec.name, spec.kind) for spec in field_specs(SCHEMA)] == [
-        ("name", "attribute"), ("definition", "attribute"), ("synonyms", "attribute"), ("source", "attribute"),
-        ("IS_A", "relation"), ("HAS_PHENOTYPE", "relation")]
+        ("name", "attribute"),
+        ("definition", "attribute"),
+        ("synonyms", "attribute"),
+        ("source", "attribute"),
+        ("IS_A", "relation"),
+        ("HAS_PHENOTYPE", "relation"),
+    ]
 
 
 def test_attribute_fields_hold_the_node_text_and_other_types_fields_are_empty() -> None:
@@ -114,8 +140,11 @@ def test_documents_are_rendered_like_the_loader_renders_them() -> None:
 
 
 def test_field_names_must_not_collide() -> None:
-    clash = SkbSchema(name="clash", node_types=(NodeType(label="A", text_fields=("LINKS",)),),
-                      relation_types=(RelationType(type="LINKS", pairs=(RelationPair(source="A", target="A"),)),))
+    clash = SkbSchema(
+        name="clash",
+        node_types=(NodeType(label="A", text_fields=("LINKS",)),),
+        relation_types=(RelationType(type="LINKS", pairs=(RelationPair(source="A", target="A"),)),),
+    )
     with pytest.raises(SchemaError, match="relation type 'LINKS' has the name of a text field"):
         field_specs(clash)
     with pytest.raises(ValueError, match=r"text fields \['doc'\] of A are reserved"):  # the schema refuses it first
@@ -139,14 +168,17 @@ def test_reader_statements_take_values_as_parameters_and_identifiers_backticked(
 
 
 # ---- BM25 per field -------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("field", "query", "first"), [
-    ("name", "cataract", "P5"),  # "Cataract" (1 token) beats "Congenital cataract" (2 tokens)
-    ("definition", "clouding of the lens", "P5"),
-    ("synonyms", "deafness", "P4"),
-    ("source", "omim", "D1"),  # D1 and D2 tie; ties keep corpus order
-    ("IS_A", "focal seizure", "P1"),  # P1's IS_A field names "Focal seizure"; P3's only "Seizure"
-    ("HAS_PHENOTYPE", "seizure", "D1"),
-])
+@pytest.mark.parametrize(
+    ("field", "query", "first"),
+    [
+        ("name", "cataract", "P5"),  # "Cataract" (1 token) beats "Congenital cataract" (2 tokens)
+        ("definition", "clouding of the lens", "P5"),
+        ("synonyms", "deafness", "P4"),
+        ("source", "omim", "D1"),  # D1 and D2 tie; ties keep corpus order
+        ("IS_A", "focal seizure", "P1"),  # P1's IS_A field names "Focal seizure"; P3's only "Seizure"
+        ("HAS_PHENOTYPE", "seizure", "D1"),
+    ],
+)
 def test_each_field_ranks_the_hand_picked_node_first(index: LexicalIndex, field: str, query: str, first: str) -> None:
     hits = index.search_field(field, query)
     assert hits.ids[0] == first and hits.source == field
@@ -188,8 +220,9 @@ def test_whole_document_baseline(index: LexicalIndex) -> None:
 
 
 def test_a_field_without_any_text_is_searchable_and_empty() -> None:
-    corpus = FieldCorpus.from_nodes([NodeFields(1, "A", {"name": "alpha"}), NodeFields(2, "A", {"name": "beta"})],
-                                    ["name", "note"])
+    corpus = FieldCorpus.from_nodes(
+        [NodeFields(1, "A", {"name": "alpha"}), NodeFields(2, "A", {"name": "beta"})], ["name", "note"]
+    )
     built = LexicalIndex.build(corpus)
     assert built.search_field("note", "alpha").ids == ()
     assert built.search_field("name", "alpha").ids == (1,)

@@ -29,8 +29,9 @@ def branch(embedder: GraspEmbedder) -> TextBranch:
 
 def test_mfar_finds_a_gene_through_its_relation_field(branch: TextBranch) -> None:
     # genes_to_phenotype.txt: NSF is the gene of DEE 96 (OMIM:619340); its ASSOCIATED_WITH field names it
-    ranking = branch.search("Which genes are associated with Developmental and epileptic encephalopathy 96?",
-                            k=10, node_type="Gene")
+    ranking = branch.search(
+        "Which genes are associated with Developmental and epileptic encephalopathy 96?", k=10, node_type="Gene"
+    )
     assert "NCBIGene:4905" in ranking.ids[:5]
     assert abs(sum(ranking.weights.values()) - 1.0) < 1e-9 and len(set(ranking.weights.values())) == 1
     assert set(ranking.timings_ms) == {"embedding", "fields", "combine"}

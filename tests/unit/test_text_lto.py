@@ -58,8 +58,9 @@ def test_held_out_weights_never_see_the_template_they_are_scored_on() -> None:
         split = ("train", "valid", "test")[index % 3]
         vector = [1.0, 0.0] if template == "x" else [0.0, 1.0]
         scores = ([0.5, 1.0, 0.0], [1.0, 0.5, 0.0]) if template == "x" else ([1.0, 0.5, 0.0], [0.5, 1.0, 0.0])
-        questions.append(EvalQuery(id=f"q{index}", text=f"question {index}", answer_ids=("b",), split=split,
-                                   template=template))
+        questions.append(
+            EvalQuery(id=f"q{index}", text=f"question {index}", answer_ids=("b",), split=split, template=template)
+        )
         examples.append(_example("b", list(scores[0]), list(scores[1]), vector))
     bm25 = {q.id: (0.0, 0.5) for q in questions}
     result = leave_template_out(questions, examples, bm25, KEYS, "m")

@@ -27,17 +27,28 @@ from grasp_agent.ui.cypher_link import browser_link, cypher_literal, param_block
 from grasp_agent.ui.graphs import iframe, path_graph_html, plan_graph_html
 from grasp_agent.ui.panels import Selection, failure_lines, hit_panels
 
-PLAN = Plan.model_validate({
-    "anchors": [{"var": "a1", "type": "Phenotype", "text": "epileptic spasms"},
-                {"var": "a2", "type": "Gene", "text": "NSF"}],
-    "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"},
-             {"source": "a2", "relation": "ASSOCIATED_WITH", "target": "t"}],
-    "target": {"var": "t", "type": "Disease"}})
+PLAN = Plan.model_validate(
+    {
+        "anchors": [
+            {"var": "a1", "type": "Phenotype", "text": "epileptic spasms"},
+            {"var": "a2", "type": "Gene", "text": "NSF"},
+        ],
+        "hops": [
+            {"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"},
+            {"source": "a2", "relation": "ASSOCIATED_WITH", "target": "t"},
+        ],
+        "target": {"var": "t", "type": "Disease"},
+    }
+)
 DEE96 = {"var": "t", "id": "OMIM:619340", "name": "DEE 96", "label": "Disease"}
-WITNESS = ({"var": "a1", "id": "HP:0011097", "name": "Epileptic spasm", "label": "Phenotype"},
-           {"type": "HAS_PHENOTYPE", "direction": "<-"}, DEE96,
-           {"var": "a2", "id": "NCBIGene:4905", "name": "NSF", "label": "Gene"},
-           {"type": "ASSOCIATED_WITH", "direction": "->"}, DEE96)
+WITNESS = (
+    {"var": "a1", "id": "HP:0011097", "name": "Epileptic spasm", "label": "Phenotype"},
+    {"type": "HAS_PHENOTYPE", "direction": "<-"},
+    DEE96,
+    {"var": "a2", "id": "NCBIGene:4905", "name": "NSF", "label": "Gene"},
+    {"type": "ASSOCIATED_WITH", "direction": "->"},
+    DEE96,
+)
 REMOTE = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)=\"https?://", re.IGNORECASE)
 
 
@@ -80,8 +91,11 @@ def test_the_browser_link_carries_the_query_in_the_edit_command() -> None:
 
 def test_parameters_become_param_lines_with_cypher_literals() -> None:
     block = param_block({"bindings_a1": [{"id": "HP:0011097", "score": 0.75}], "limit": 100, "odd key": None})
-    assert block.splitlines() == [':param bindings_a1 => [{id: "HP:0011097", score: 0.75}]',
-                                  ":param limit => 100", ":param `odd key` => null"]
+    assert block.splitlines() == [
+        ':param bindings_a1 => [{id: "HP:0011097", score: 0.75}]',
+        ":param limit => 100",
+        ":param `odd key` => null",
+    ]
     assert cypher_literal('say "hi"\n') == '"say \\"hi\\"\\n"' and cypher_literal(True) == "true"
     with pytest.raises(ValueError, match="no Cypher literal"):
         cypher_literal(float("nan"))
@@ -89,34 +103,50 @@ def test_parameters_become_param_lines_with_cypher_literals() -> None:
 
 def _entity_table() -> EntityTable:
     spasm = NodeLink("HP:0011097", "Epileptic spasm", "Phenotype", 0.93, 40)
-    return EntityTable((
-        EntityRow(Mention(text="epileptic spasms", types=("Phenotype",)), {"Phenotype": (spasm,)}),
-        EntityRow(Mention(text="diseases", types=("Disease",), role=MentionRole.TARGET), {}),
-    ))
+    return EntityTable(
+        (
+            EntityRow(Mention(text="epileptic spasms", types=("Phenotype",)), {"Phenotype": (spasm,)}),
+            EntityRow(Mention(text="diseases", types=("Disease",), role=MentionRole.TARGET), {}),
+        )
+    )
 
 
 def test_the_entity_frame_lists_each_candidate_and_marks_unmatched_mentions() -> None:
     frame = tables.entity_frame(_entity_table())
-    assert frame.values.tolist()[0] == ["epileptic spasms", "anchor", "name", "Phenotype", "HP:0011097",
-                                        "Epileptic spasm", 0.93, 40]
+    assert frame.values.tolist()[0] == [
+        "epileptic spasms",
+        "anchor",
+        "name",
+        "Phenotype",
+        "HP:0011097",
+        "Epileptic spasm",
+        0.93,
+        40,
+    ]
     assert frame.iloc[1]["name"] == "(no match)" and frame.iloc[1]["role"] == "target"
 
 
 def test_fused_rows_say_which_branch_ranked_each_node() -> None:
-    fusion = FusionResult((FusedItem("OMIM:619340", 0.016, (1, 3)), FusedItem("HP:0011097", 0.008, (None, 1))),
-                          0.5, FusionMode.HYBRID, 60.0)
-    names = tables.node_names(_entity_table(), GraphRanking((RankedNode("OMIM:619340", "DEE 96", 1, 0, 1),)),
-                              "Disease")
+    fusion = FusionResult(
+        (FusedItem("OMIM:619340", 0.016, (1, 3)), FusedItem("HP:0011097", 0.008, (None, 1))),
+        0.5,
+        FusionMode.HYBRID,
+        60.0,
+    )
+    names = tables.node_names(_entity_table(), GraphRanking((RankedNode("OMIM:619340", "DEE 96", 1, 0, 1),)), "Disease")
     frame = tables.fused_frame(fusion, names)
     assert frame[["node id", "name", "type", "from"]].values.tolist() == [
-        ["OMIM:619340", "DEE 96", "Disease", "graph+text"], ["HP:0011097", "Epileptic spasm", "Phenotype", "text"]]
+        ["OMIM:619340", "DEE 96", "Disease", "graph+text"],
+        ["HP:0011097", "Epileptic spasm", "Phenotype", "text"],
+    ]
     text = tables.text_frame(TextRanking("mfar", ("HP:0011097", "HP:0000001"), (2.5, 1.0)), names)
     assert text["name"].tolist() == ["Epileptic spasm", ""] and text["rank"].tolist() == [1, 2]
 
 
 def test_stage_progress_shows_done_and_waiting_stages_and_the_total() -> None:
-    shown = tables.stage_progress(("extract", "execute", "rerank"), {"extract": (12.4, 12.4), "execute": (80, 95)},
-                                  running=True)
+    shown = tables.stage_progress(
+        ("extract", "execute", "rerank"), {"extract": (12.4, 12.4), "execute": (80, 95)}, running=True
+    )
     assert "| extract | done | 12 |" in shown and "| graph (execute) | done | 80 |" in shown
     assert "| rerank | running | |" in shown and shown.endswith("| **total** | running | 95 |")
 
@@ -129,10 +159,18 @@ def test_kb_frames_count_types_and_relations() -> None:
 
 
 def test_a_row_click_shows_that_hits_document_and_its_witness_or_why_not() -> None:
-    graph_hit = SearchHit(rank=1, node_id="OMIM:619340", name="DEE 96", label="Disease", score=0.03, graph_rank=1,
-                          document="Disease: DEE 96")
-    text_hit = SearchHit(rank=2, node_id="HP:0011097", name="Epileptic spasm", label="Phenotype", score=0.01,
-                         text_rank=1)
+    graph_hit = SearchHit(
+        rank=1,
+        node_id="OMIM:619340",
+        name="DEE 96",
+        label="Disease",
+        score=0.03,
+        graph_rank=1,
+        document="Disease: DEE 96",
+    )
+    text_hit = SearchHit(
+        rank=2, node_id="HP:0011097", name="Epileptic spasm", label="Phenotype", score=0.01, text_rank=1
+    )
     selection = Selection((graph_hit, text_hit), {"OMIM:619340": WITNESS})
     first = hit_panels(selection, 0)
     assert "Disease: DEE 96" in first["document"] and "<iframe" in first["path_graph"]
@@ -144,7 +182,9 @@ def test_a_row_click_shows_that_hits_document_and_its_witness_or_why_not() -> No
 
 def test_failures_and_notes_read_as_lines() -> None:
     assert failure_lines({"graph": "extract failed: DriverError"}, ["text-only fusion"]).splitlines() == [
-        "- **graph branch gave nothing:** extract failed: DriverError", "- note: text-only fusion"]
+        "- **graph branch gave nothing:** extract failed: DriverError",
+        "- note: text-only fusion",
+    ]
     assert failure_lines({}) == ""
 
 

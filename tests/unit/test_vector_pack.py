@@ -111,8 +111,10 @@ def test_cache_asks_packs_before_the_model(tmp_path: Path) -> None:
 def test_a_pack_of_another_dimension_under_the_same_id_is_refused(tmp_path: Path) -> None:
     inner = HashEmbedder(dimension=8)
     VectorPack.build(inner.model_id, ["alpha"], _unit_rows(1, 16)).save(tmp_path / "packs" / "p.npz")
-    with (CachedEmbedder(inner, tmp_path / "cache.sqlite", packs=PackShelf(tmp_path / "packs")) as cached,
-          pytest.raises(EmbeddingError, match="16")):
+    with (
+        CachedEmbedder(inner, tmp_path / "cache.sqlite", packs=PackShelf(tmp_path / "packs")) as cached,
+        pytest.raises(EmbeddingError, match="16"),
+    ):
         cached.embed_texts(["alpha"])
 
 
