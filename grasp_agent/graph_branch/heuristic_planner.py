@@ -181,10 +181,13 @@ class HeuristicPlanner:
                 question, row.mention.text, mentions, skipped=DESCRIPTION_WORDS if described else frozenset()
             )
             context_words = " ".join(before + after)
-            path = routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
-            # a described entity of the asked type is a near miss of the description's own type: left to the text
-            if not path and row.best.label == target_label and not described:
+            path = None
+            # an anchor of the asked type goes through the type the question names for the link, before any
+            # other route (a Path-Bank's own Disease -> Disease route may run through another type); a described
+            # entity of the asked type is a near miss of the description's own type and is left to the text
+            if row.best.label == target_label and not described and not hierarchy_cue(" ".join(before)):
                 path = _via_route(routes, row.best.label, target_label, via, context_words)
+            path = path or routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
