@@ -139,14 +139,10 @@ def parse_prior(text: str) -> dict[FieldKey, float]:
 def show_leave_template_out(
     branch: TextBranch, questions: Sequence[EvalQuery], config: TrainConfig, prior: dict[FieldKey, float] | None
 ) -> None:
-    from grasp_agent.training.text_lto import bm25_scores, leave_template_out
+    from grasp_agent.training.text_lto import run_leave_template_out
 
-    examples = branch.weight_examples([q.text for q in questions], [q.answer_ids for q in questions])
-    tested = [q for q in questions if q.split == "test"]
     with progress_lines("leave-template-out") as say:
-        result = leave_template_out(
-            questions, examples, bm25_scores(branch, tested), branch.keys, branch.model_id, config, prior, progress=say
-        )
+        result = run_leave_template_out(branch, questions, config, prior, progress=say)
     table = Table(
         "template",
         "n",

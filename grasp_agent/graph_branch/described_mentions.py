@@ -153,9 +153,12 @@ def named_share(clause: Clause, mentions: Sequence[str], frame: frozenset[str] =
     return sum(w in named for w in words) / len(words)
 
 
-def _position(question: str, text: str) -> tuple[int, int] | None:
-    found = question.lower().find(text.lower())
-    return None if found < 0 else (found, found + len(text))
+def _inside(question: str, mention: Mention, clause: Clause) -> bool:
+    """Whether an anchor mention's text occurs (first, case-insensitively) within the clause."""
+    if mention.role is not MentionRole.ANCHOR:
+        return False
+    found = question.lower().find(mention.text.lower())
+    return found >= 0 and clause.start <= found and found + len(mention.text) <= clause.end
 
 
 def describes_one(
@@ -164,12 +167,11 @@ def describes_one(
     """False when named anchors of other types than the entity it would describe (`label`) make up much of the
     clause: "SCN8A have Bilateral tonic-clonic seizure" names a gene and a phenotype, it does not describe a
     disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it."""
-    foreign = []
-    for mention in mentions:
-        where = _position(question, mention.text) if mention.role is MentionRole.ANCHOR else None
-        inside = where is not None and clause.start <= where[0] and where[1] <= clause.end
-        if inside and mention.types and label not in mention.types:
-            foreign.append(mention.text)
+    foreign = [
+        mention.text
+        for mention in mentions
+        if _inside(question, mention, clause) and mention.types and label not in mention.types
+    ]
     return named_share(clause, foreign, frame) < FOREIGN_SHARE
 
 
@@ -218,12 +220,7 @@ class DescribedMentionFinder:
                 chosen.append((clause, label))
         if not chosen:
             return list(mentions)
-        kept = []
-        for mention in mentions:
-            where = _position(question, mention.text) if mention.role is MentionRole.ANCHOR else None
-            inside = where is not None and any(c.start <= where[0] and where[1] <= c.end for c, _ in chosen)
-            if not inside:
-                kept.append(mention)
+        kept = [mention for mention in mentions if not any(_inside(question, mention, c) for c, _ in chosen)]
         described = [
             Mention(text=c.text, types=(label,), match_mode=MatchMode.DOC)
             for c, label in sorted(chosen, key=lambda item: item[0].start)

@@ -30,7 +30,7 @@ import numpy as np
 from grasp_agent.optional_imports import require
 from grasp_agent.ranking import reciprocal_rank
 from grasp_agent.text_branch.candidates import WeightExample
-from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.fields import NodeId, TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey, Scorer, uniform_weights
 
 logger = logging.getLogger(__name__)
@@ -154,16 +154,20 @@ def open_field_weights(
     return FieldWeightModel.load(directory, uniform.keys, model_id)
 
 
+def candidate_rankings(model: FieldWeightModel, examples: Sequence[WeightExample]) -> list[tuple[NodeId, ...]]:
+    """Each example's candidates in `model`'s weighted order."""
+    if not examples:
+        return []
+    weights = model.weight_matrix(np.stack([example.query for example in examples]))
+    return [example.candidates.rank(row).ids for example, row in zip(examples, weights, strict=True)]
+
+
 def mean_reciprocal_rank(model: FieldWeightModel, examples: Sequence[WeightExample]) -> float:
     """MRR of the weighted ranking of each example's candidates (0 where no gold answer is a candidate)."""
     if not examples:
         return 0.0
-    weights = model.weight_matrix(np.stack([example.query for example in examples]))
-    ranks = [
-        reciprocal_rank(example.candidates.rank(row).ids, set(example.gold))
-        for example, row in zip(examples, weights, strict=True)
-    ]
-    return float(np.mean(ranks))
+    rankings = candidate_rankings(model, examples)
+    return float(np.mean([reciprocal_rank(ids, set(ex.gold)) for ids, ex in zip(rankings, examples, strict=True)]))
 
 
 # ---- training (torch) ------------------------------------------------------------------------------------

@@ -16,12 +16,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from grasp_agent.evaluation.query_sets import EvalQuery
-from grasp_agent.ranking import reciprocal_rank
+from grasp_agent.ranking import hit_at, reciprocal_rank
 from grasp_agent.text_branch.candidates import WeightExample
-from grasp_agent.text_branch.field_weights import FieldWeightModel, TrainConfig, prior_bias, train_field_weights
+from grasp_agent.text_branch.field_weights import (
+    FieldWeightModel,
+    TrainConfig,
+    candidate_rankings,
+    prior_bias,
+    train_field_weights,
+)
 from grasp_agent.text_branch.fields import TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey
 from grasp_agent.text_branch.retriever import TextBranch
+from grasp_agent.training.fit import SPLIT_NAMES, of_split
 
 
 @dataclass(frozen=True)
@@ -64,15 +71,12 @@ class LeaveTemplateOut:
 
 def candidate_scores(model: FieldWeightModel, examples: Sequence[WeightExample]) -> RankScores:
     """Hit@1 and MRR of `model`'s ranking of each example's candidates."""
-    if not examples:
-        return RankScores(0.0, 0.0)
-    weights = model.weight_matrix(np.stack([example.query for example in examples]))
-    hits, reciprocal = [], []
-    for example, row in zip(examples, weights, strict=True):
-        ranked = example.candidates.rank(row).ids
-        hits.append(1.0 if ranked and ranked[0] in example.gold else 0.0)
-        reciprocal.append(reciprocal_rank(list(ranked), set[Hashable](example.gold)))
-    return RankScores.mean(hits, reciprocal)
+    rankings = candidate_rankings(model, examples)
+    golds = [set[Hashable](example.gold) for example in examples]
+    return RankScores.mean(
+        [hit_at(ids, gold, 1) for ids, gold in zip(rankings, golds, strict=True)],
+        [reciprocal_rank(ids, gold) for ids, gold in zip(rankings, golds, strict=True)],
+    )
 
 
 def bm25_scores(branch: TextBranch, questions: Sequence[EvalQuery], k: int = 100) -> dict[str, tuple[float, float]]:
@@ -81,8 +85,22 @@ def bm25_scores(branch: TextBranch, questions: Sequence[EvalQuery], k: int = 100
     for question in questions:
         ranked = list(branch.bm25(question.text, k).ids)
         gold = set[Hashable](question.answer_ids)
-        found[question.id] = (1.0 if ranked and ranked[0] in gold else 0.0, reciprocal_rank(ranked, gold))
+        found[question.id] = (hit_at(ranked, gold, 1), reciprocal_rank(ranked, gold))
     return found
+
+
+def run_leave_template_out(
+    branch: TextBranch,
+    questions: Sequence[EvalQuery],
+    config: TrainConfig | None = None,
+    prior: Mapping[FieldKey, float] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> LeaveTemplateOut:
+    """The protocol on `branch`: every question's candidates and the test questions' BM25 results, then
+    `leave_template_out`."""
+    examples = branch.weight_examples([q.text for q in questions], [q.answer_ids for q in questions])
+    bm25 = bm25_scores(branch, of_split(questions, "test"))
+    return leave_template_out(questions, examples, bm25, branch.keys, branch.model_id, config, prior, progress)
 
 
 def leave_template_out(
@@ -102,7 +120,7 @@ def leave_template_out(
 
     def of(split: str, template: str | None = None, *, only: bool = False) -> list[WeightExample]:
         """The split's examples: all, without `template`, or (`only`) of `template` alone."""
-        names = ("valid", "val") if split == "valid" else (split,)
+        names = SPLIT_NAMES.get(split, (split,))
         return [
             example
             for question, example in zip(questions, examples, strict=True)

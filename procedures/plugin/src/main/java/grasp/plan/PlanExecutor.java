@@ -171,8 +171,7 @@ public final class PlanExecutor {
             double d = dense.getOrDefault(c.node().getElementId(), 0.0);
             scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d));
         }
-        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
-        return scored.subList(0, (int) Math.min(limit, scored.size()));
+        return best(scored, limit);
     }
 
     /**
@@ -189,7 +188,11 @@ public final class PlanExecutor {
             merged.putIfAbsent(hit.node().getElementId(), new Scored(new Candidate(hit.node(), 0.0),
                     hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine()));
         }
-        List<Scored> scored = new ArrayList<>(merged.values());
+        return best(new ArrayList<>(merged.values()), limit);
+    }
+
+    /** The top {@code limit} by score, ties by node id. */
+    private static List<Scored> best(List<Scored> scored, long limit) {
         scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
         return scored.subList(0, (int) Math.min(limit, scored.size()));
     }
@@ -217,13 +220,7 @@ public final class PlanExecutor {
             throw new IllegalArgumentException("a plan without hops and anchors ranks " + label
                     + " nodes by relevanceVector; got null");
         }
-        List<Scored> scored = new ArrayList<>();
-        for (VectorIndexes.Hit hit : VectorIndexes.nearest(tx, label, "doc", limit, relevance)) {
-            Candidate c = new Candidate(hit.node(), 0.0);
-            scored.add(new Scored(c, hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine()));
-        }
-        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
-        return scored.stream().map(s -> row(s, List.of())).toList();
+        return withIndexHits(tx, label, relevance, limit, List.of()).stream().map(s -> row(s, List.of())).toList();
     }
 
     private static Row row(Scored s, List<Object> witness) {
