@@ -7,8 +7,8 @@ and takes from the bank what the heuristic can only guess:
   an anchor's type;
 - each anchor's route to the target: the best-voted meta-path from its type to the target type, with every
   hop's stored direction, so "subtypes of X" walks IS_A the way the training questions' answers lay. An anchor
-  type the bank has no meta-path for keeps the schema's shortest path (noted); so does an anchor whose leading
-  words ask for its hierarchy ("subtypes of X", as the heuristic reads them) when no voted meta-path walks it;
+  type the bank has no meta-path for keeps the schema's shortest path (noted); so does an anchor whose own
+  words ask for its hierarchy ("subtypes of X", "X > subtype", as the heuristic reads them) when no voted meta-path walks it;
 - risk: low when the target is named, the links are confident and every route comes from the bank (the
   heuristic's low risk also asks for routes of at most two hops; on the valid split trusting bank routes of
   any length took fused Hit@1 to 0.592, requiring half of the voters to agree gave 0.549).
@@ -33,7 +33,7 @@ from grasp_agent.errors import GraspError
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, SchemaRoutes, checked_outcome
 from grasp_agent.graph_branch.planning import PlanChecker, PlanningOutcome
-from grasp_agent.graph_branch.schema_paths import SchemaHop, hierarchy_cue, stored_child_to_parent
+from grasp_agent.graph_branch.schema_paths import SchemaHop, stored_child_to_parent
 from grasp_agent.skb.context import SkbContext
 
 BANK_QUERIES = 20  # nearest bank questions that vote (Settings.adapath_bank_queries)
@@ -86,16 +86,15 @@ class BankRoutes:
         return self.fallback.default_target(anchor_labels)
 
     def path(
-        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+        self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
     ) -> list[SchemaHop] | None:
         fitting = [
             item
             for item in self.found
             if item.meta_path.start_label == anchor_label and item.meta_path.answer_label == target_label
         ]
-        cue = hierarchy_cue(lead)
         if fitting and cue is not None:
-            # The words before the mention ("subtypes of X") ask for X's hierarchy first: similar bank questions
+            # The mention's words ("subtypes of X") ask for X's hierarchy first: similar bank questions
             # that did not walk it vouch for the wrong route, so only routes that do are followed.
             fitting = [item for item in fitting if walks_hierarchy_first(item.meta_path, cue)]
             if not fitting:
@@ -103,14 +102,14 @@ class BankRoutes:
                     f"no bank meta-path from {anchor_label} walks its hierarchy {cue}, as the question "
                     "asks: schema path"
                 )
-                return self.fallback.path(anchor_label, target_label, context_words, lead=lead)
+                return self.fallback.path(anchor_label, target_label, context_words, cue=cue)
         if fitting:
             hops = schema_hops(choose_route(fitting).meta_path)
             self._backed.add(tuple(hops))
             return hops
         if self.found:  # an empty vote is noted once by the planner
             self.notes.append(f"the bank has no meta-path from {anchor_label} to {target_label}: shortest schema path")
-        return self.fallback.path(anchor_label, target_label, context_words, lead=lead)
+        return self.fallback.path(anchor_label, target_label, context_words, cue=cue)
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         return tuple(path) in self._backed

@@ -65,6 +65,11 @@ _COORDINATION = re.compile(r"\s(?:and|or|but|yet)\s", re.IGNORECASE)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 
 
+def quoted_spans(question: str) -> list[tuple[int, int]]:
+    """(start, end) of each quoted passage, quotes included."""
+    return [(match.start(), match.end()) for match in _QUOTED.finditer(question)]
+
+
 @dataclass(frozen=True)
 class Clause:
     start: int  # character offsets into the question
@@ -161,12 +166,27 @@ def _inside(question: str, mention: Mention, clause: Clause) -> bool:
     return found >= 0 and clause.start <= found and found + len(mention.text) <= clause.end
 
 
+def _cuts(question: str, mention: Mention, clause: Clause) -> bool:
+    """Whether the clause cuts an anchor mention's text in two (a name with a comma, "Hypophosphatemic rickets,
+    autosomal recessive", split at its comma): such a clause is a piece of a name, not a description."""
+    if mention.role is not MentionRole.ANCHOR:
+        return False
+    found = question.lower().find(mention.text.lower())
+    end = found + len(mention.text)
+    return (
+        found >= 0 and found < clause.end and end > clause.start and not (clause.start <= found and end <= clause.end)
+    )
+
+
 def describes_one(
     question: str, clause: Clause, label: str, mentions: Sequence[Mention], frame: frozenset[str] = FRAME_WORDS
 ) -> bool:
     """False when named anchors of other types than the entity it would describe (`label`) make up much of the
     clause: "SCN8A have Bilateral tonic-clonic seizure" names a gene and a phenotype, it does not describe a
-    disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it."""
+    disease; a gene symbol inside a long definition ("the MB isoform of creatine kinase") does not stop it. Nor
+    does a clause that cuts a named anchor in two describe anything (see `_cuts`)."""
+    if any(_cuts(question, mention, clause) for mention in mentions):
+        return False
     foreign = [
         mention.text
         for mention in mentions

@@ -19,15 +19,15 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
-from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
+from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, quoted_spans
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
-    hierarchy_cue,
     hierarchy_step,
+    mention_hierarchy_cue,
     named_types,
     relevance_text,
     shortest_meta_path,
@@ -52,12 +52,17 @@ def _mention_scope(
     """Up to `count` words before `mention` and up to `count` after it up to the next clause, never reaching
     into another mention: the words that can negate it ("but no X", "X is excluded") or ask for its hierarchy
     ("subtypes of X"). Words in `skipped` (what frames a description: "the abnormality described as") do not
-    count."""
+    count. A mention inside a quoted passage stands for the passage (a name found in a quoted definition): the
+    scope starts at the quotes and skips the description's frame."""
     lowered = question.lower()
     position = lowered.find(mention.lower())
     if position < 0:
         return [], []
     end = position + len(mention)
+    quote = next(((s, e) for s, e in quoted_spans(question) if s <= position and end <= e), None)
+    if quote is not None:
+        position, end = quote
+        skipped = skipped | DESCRIPTION_WORDS
     spans = [(p, p + len(o)) for o in others if o.lower() != mention.lower() and (p := lowered.find(o.lower())) >= 0]
     left = max([e for s, e in spans if e <= position], default=0)
     right = min([s for s, e in spans if s >= end], default=len(question))
@@ -82,10 +87,10 @@ class Routes(Protocol):
         """The target type when the question names none."""
 
     def path(
-        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+        self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
     ) -> list[SchemaHop] | None:
         """The hops from an anchor of `anchor_label` to the target; None or [] when there is none.
-        `context_words`: the words around the mention; `lead`: those just before it."""
+        `context_words`: the words around the mention; `cue`: the hierarchy its words ask for ("down", "up")."""
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         """Whether this path is trusted enough for a low-risk plan (with a named target and confident links)."""
@@ -101,10 +106,9 @@ class SchemaRoutes:
         return max(self._context.label_counts, key=self._context.label_counts.__getitem__)
 
     def path(
-        self, anchor_label: str, target_label: str, context_words: str, *, lead: str = ""
+        self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
     ) -> list[SchemaHop] | None:
         counts = self._context.pattern_counts
-        cue = hierarchy_cue(lead)
         step = hierarchy_step(anchor_label, counts, cue) if cue else None
         if step is None:
             return shortest_meta_path(anchor_label, target_label, counts, context_words)
@@ -147,7 +151,6 @@ class HeuristicPlanner:
         """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
         routes = routes or self._routes
         schema = self._context.schema
-        asked = target_mention(question, schema)
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = [
             row
@@ -156,6 +159,7 @@ class HeuristicPlanner:
             and row.best is not None
             and row.best.score >= self._min_score[row.mention.match_mode]
         ]
+        asked = target_mention(question, schema, [row.mention.text for row in anchor_rows])
         target_label = (
             asked[0]
             if asked
@@ -165,15 +169,27 @@ class HeuristicPlanner:
         hops: list[Hop] = []
         estimates: list[float] = []
         confident = asked is not None
-        # types the question names outside its mentions ("which conditions sharing one of its genes"): the way
-        # from an anchor of the target's own type to the target when no self-relation joins them; not the type of
-        # another anchor, which the word more likely names ("... have <phenotype> as a feature")
-        anchored = {row.best.label for row in anchor_rows if row.best is not None}
+        # types the question names outside its mentions ("which conditions sharing one of its genes", "genes of
+        # diseases with X"): stations on the way from an anchor to the target (for an anchor of the target's own
+        # type, the way at all); not the type of another anchor, which the word more likely names ("... have
+        # <phenotype> as a feature")
+        anchored = {
+            label
+            for row in table.rows
+            if row.mention.role is MentionRole.ANCHOR
+            for label in (*row.mention.types, *([row.best.label] if row.best is not None else []))
+        }
         via = [
             label
             for label in named_types(relevance_text(question, mentions), schema)
             if label != target_label and label not in anchored
         ]
+        # an anchor of the asked type cannot reach the target without the named type, so the type is its station;
+        # the other anchors go their own way ("other diseases sharing a gene with X, with <phenotype>")
+        if any(row.best is not None and row.best.label == target_label for row in anchor_rows):
+            other_via: list[str] = []
+        else:
+            other_via = via
         for row in anchor_rows:
             assert row.best is not None
             described = row.mention.match_mode is MatchMode.DOC
@@ -181,13 +197,16 @@ class HeuristicPlanner:
                 question, row.mention.text, mentions, skipped=DESCRIPTION_WORDS if described else frozenset()
             )
             context_words = " ".join(before + after)
-            path = None
-            # an anchor of the asked type goes through the type the question names for the link, before any
-            # other route (a Path-Bank's own Disease -> Disease route may run through another type); a described
-            # entity of the asked type is a near miss of the description's own type and is left to the text
-            if row.best.label == target_label and not described and not hierarchy_cue(" ".join(before)):
-                path = _via_route(routes, row.best.label, target_label, via, context_words)
-            path = path or routes.path(row.best.label, target_label, context_words, lead=" ".join(before))
+            cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
+            path = routes.path(row.best.label, target_label, context_words, cue=cue)
+            # a route that misses the type the question names goes through it instead (the schema's shortest
+            # Phenotype -> Gene skips "diseases"; a Path-Bank's own Disease -> Disease route may run through
+            # another type); an anchor of the asked type with a hierarchy cue walks its hierarchy instead, and a
+            # described entity of the asked type is a near miss of the description's own type, left to the text
+            passes = {hop.target for hop in (path or [])[:-1]}
+            stations = via if row.best.label == target_label else other_via
+            if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
+                path = _via_route(routes, row.best.label, target_label, stations, context_words, cue) or path
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
@@ -246,12 +265,13 @@ class HeuristicPlanner:
 
 
 def _via_route(
-    routes: Routes, label: str, target_label: str, via: Sequence[str], context_words: str
+    routes: Routes, label: str, target_label: str, via: Sequence[str], context_words: str, cue: str | None
 ) -> list[SchemaHop] | None:
-    """From an anchor of the target's type through the first named type that joins both ways: "diseases
-    sharing a gene with X" is X -> Gene -> Disease (the planner's runner drops X itself from the answers)."""
+    """From an anchor through the first named type that joins both ways: "genes of diseases with X" is
+    X -> Disease -> Gene, "diseases sharing a gene with X" is X -> Gene -> Disease (the plan runner drops X
+    itself from the answers); the anchor's hierarchy cue applies to the first leg."""
     for middle in via:
-        there = routes.path(label, middle, context_words)
+        there = routes.path(label, middle, context_words, cue=cue)
         back = routes.path(middle, target_label, context_words)
         if there and back:
             return [*there, *back]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -38,15 +39,31 @@ class SchemaHop:
     outgoing: bool | None = None
 
 
+def _singular_type_words(node_type: NodeType) -> list[str]:
+    base = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", node_type.label).replace("_", " ").lower()
+    return [base, *[alias.lower() for alias in node_type.aliases]]
+
+
+def _plural(word: str) -> str:
+    return word[:-1] + "ies" if word.endswith("y") else word + ("es" if word.endswith(("s", "x", "sh", "ch")) else "s")
+
+
 def type_words(node_type: NodeType) -> list[str]:
     """Lower-case words naming a type: its label split at capitals (GeneProtein -> 'gene protein'), aliases,
     and simple plurals of both."""
-    base = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", node_type.label).replace("_", " ").lower()
-    words = [base, *[alias.lower() for alias in node_type.aliases]]
-    plurals = [
-        w[:-1] + "ies" if w.endswith("y") else w + ("es" if w.endswith(("s", "x", "sh", "ch")) else "s") for w in words
-    ]
-    return sorted(set(words + plurals), key=len, reverse=True)
+    words = _singular_type_words(node_type)
+    return sorted(set(words + [_plural(w) for w in words]), key=len, reverse=True)
+
+
+def singular_type_word(words: str, schema: SkbSchema) -> str:
+    """'conditions' -> 'condition' for the words naming a type (as `target_mention` finds them); other words as
+    they are."""
+    lowered = words.lower()
+    for node_type in schema.node_types:
+        for word in _singular_type_words(node_type):
+            if lowered == _plural(word):
+                return word
+    return words
 
 
 def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[int, str] | None:
@@ -61,26 +78,82 @@ def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[
     return min(found, key=lambda hit: (hit[0], -len(hit[1]))) if found else None
 
 
-def target_mention(question: str, schema: SkbSchema) -> tuple[str, str] | None:
+# Where terse wording puts what it asks for: after the last arrow or colon ("X > subtype -> disease -> genes?",
+# "Subtype of X: disease genes?").
+# Sentences count as steps too: "X occurs in some illnesses. Their genes?"
+_LAST_STEP = re.compile(r"(->|=>|\u2192|\s>\s|:|\s[-\u2013\u2014]\s|[.;!?]\s+(?=[A-Z]))")
+
+
+def _type_word_at(question: str, schema: SkbSchema, after: int) -> tuple[int, str, str] | None:
+    """(position, type, words) of the first type word at or after `after`."""
+    found = [
+        (hit[0], t.label, hit[1]) for t in schema.node_types if (hit := _first_mention(question, t, after)) is not None
+    ]
+    return min(found) if found else None
+
+
+def _compound_head(question: str, schema: SkbSchema, hit: tuple[int, str, str]) -> tuple[int, str, str]:
+    """A type word directly followed by another names the last one: 'disease genes' are genes."""
+    while (following := _type_word_at(question, schema, hit[0] + len(hit[2]))) is not None and not question[
+        hit[0] + len(hit[2]) : following[0]
+    ].strip():
+        hit = following
+    return hit
+
+
+def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> tuple[str, str] | None:
     """(type, the words naming it) a question asks for: the first type word after a wh-word ('Which
-    diseases ...'), else the first type word at all, else None."""
+    diseases ...'); without one, the first after the last arrow, colon or sentence break of terse wording
+    ('X -> genes?'), else the first at all; a compound names its last word ('disease genes'); None when no type
+    word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count."""
+    question = _masked(question, names)
     wh = _WH.search(question)
-    for after in ((wh.end(),) if wh else ()) + (0,):
-        found = [
-            (hit[0], t.label, hit[1])
-            for t in schema.node_types
-            if (hit := _first_mention(question, t, after)) is not None
-        ]
-        if found:
-            _, label, words = min(found)
+    if wh:
+        starts = [wh.end(), 0]
+    else:
+        steps = list(_LAST_STEP.finditer(question))
+        starts = [steps[-1].end(), 0] if steps else [0]
+    for after in starts:
+        hit = _type_word_at(question, schema, after)
+        if hit is not None:
+            _, label, words = _compound_head(question, schema, hit)
             return label, words
     return None
 
 
+# A type word that introduces a description names the described entity, not a type on the way: "the phenotype
+# defined as ...", "a feature classified directly under ...".
+_INTRODUCES = re.compile(
+    r"\s+(\w+\s+)?(defined|described|characteri[sz]ed|called|termed|known|referred|classified|categori[sz]ed|"
+    r"listed|filed)\b|\s*[\"\u201c\u00ab]",
+    re.IGNORECASE,
+)
+
+
 def named_types(question: str, schema: SkbSchema) -> list[str]:
-    """The types a question names by a type word ("... sharing one of its *genes*"), in order of first mention."""
-    found = [(hit[0], t.label) for t in schema.node_types if (hit := _first_mention(question, t)) is not None]
+    """The types a question names by a type word ("... sharing one of its *genes*"), in order of first mention;
+    a word that introduces a description ("the phenotype defined as") does not count."""
+    lowered = question.lower()
+    found = []
+    for node_type in schema.node_types:
+        positions = [
+            m.start()
+            for word in type_words(node_type)
+            for m in re.finditer(rf"\b{re.escape(word)}\b", lowered)
+            if not _INTRODUCES.match(question, m.end())
+        ]
+        if positions:
+            found.append((min(positions), node_type.label))
     return [label for _, label in sorted(found)]
+
+
+def _masked(question: str, names: Sequence[str]) -> str:
+    """The question with each name's first occurrence blanked out (same length, so positions hold)."""
+    for name in names:
+        found = question.lower().find(name.lower()) if name else -1
+        if found >= 0:
+            question = question[:found] + " " * len(name) + question[found + len(name) :]
+    return question
 
 
 def target_type(question: str, schema: SkbSchema) -> str | None:
@@ -135,7 +208,10 @@ def shortest_meta_path(
 _DOWN = re.compile(
     r"\b(sub-?types?|sub-?class(es)?|sub-?categor(y|ies)|more specific|specific (forms?|types?|kinds?)|"
     r"narrower|descendants?|child terms?|children|forms? of|kinds? of|types? of|varieties of|"
-    r"variants? of|speciali[sz]ations? of|refinements? of)\b",
+    r"variants? of|speciali[sz]ations? of|refinements? of|"
+    # a place in the hierarchy: "classified directly under X", "grouped beneath X", "immediately below X"
+    r"(classified|categori[sz]ed|grouped|listed|filed|placed|nested|falls?|falling|sits?|sitting) "
+    r"((directly|immediately|right) )?(under|beneath|below)|(directly|immediately) (under|beneath|below))\b",
     re.IGNORECASE,
 )
 _UP = re.compile(
@@ -151,6 +227,28 @@ def hierarchy_cue(lead: str) -> str | None:
     if down and up:  # the nearer one wins
         return "down" if down.end() > up.end() else "up"
     return "down" if down else "up" if up else None
+
+
+# The same asked of the words right after a mention, in terse or possessive wording: "X subtypes",
+# "X > subtype -> diseases", "X's child terms", "X (parent term)".
+_TRAILING_LEAD = r"^(s |has |have |and its |with its )?"  # "X's subtypes", "X has child terms"
+_TRAILING_DOWN = re.compile(
+    _TRAILING_LEAD
+    + r"(sub-?types?|sub-?class(es)?|child terms?|children|descendants?|narrower terms?|more specific)\b",
+    re.IGNORECASE,
+)
+_TRAILING_UP = re.compile(
+    _TRAILING_LEAD + r"(parent( terms?)?|parents|ancestors?|broader terms?|super-?types?)\b", re.IGNORECASE
+)
+
+
+def mention_hierarchy_cue(lead: str, trail: str = "") -> str | None:
+    """The hierarchy a mention's own words ask for: those before it ("subtypes of X"), else those starting right
+    after it ("X subtypes"); `trail` is the words after it, punctuation dropped."""
+    cue = hierarchy_cue(lead)
+    if cue is not None:
+        return cue
+    return "down" if _TRAILING_DOWN.search(trail) else "up" if _TRAILING_UP.search(trail) else None
 
 
 def stored_child_to_parent(relation: str) -> bool | None:

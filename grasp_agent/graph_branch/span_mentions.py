@@ -31,6 +31,7 @@ exclude excluded excluding lack lacks lacking lacked documented explicitly
 """.split()
 )  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
+_QUOTE_MARKS = ('"', "\u201c", "\u201d", "\u00ab", "\u00bb")
 DEFAULT_MIN_SCORE = 0.9
 # HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.
 MAX_SPAN_WORDS = 8
@@ -51,7 +52,8 @@ def candidate_spans(
     excluded: frozenset[str] = frozenset(),
 ) -> list[Span]:
     """Spans of 1..max_words words whose first and last words are content words; `excluded` phrases
-    (e.g. type words like 'diseases') are never spans themselves."""
+    (e.g. type words like 'diseases') are never spans themselves, and no span crosses a quotation mark (a name
+    does not hold one: 'abnormality described as "Head' is half a frame and half a quoted definition)."""
     words = list(_WORD.finditer(question))
     spans = []
     for i, first in enumerate(words):
@@ -62,6 +64,8 @@ def candidate_spans(
             if last.group().lower() in function_words:
                 continue
             text = question[first.start() : last.end()]
+            if any(mark in text for mark in _QUOTE_MARKS):
+                break  # longer spans from this word cross it too
             if text.lower() not in excluded:
                 spans.append(Span(first.start(), last.end(), text, j - i + 1))
     return spans
@@ -89,7 +93,7 @@ class SpanMentionFinder:
 
     def extract(self, question: str) -> list[Mention]:
         mentions = [Mention(text=span.text, types=(label,)) for span, label in self._linked_spans(question)]
-        target = target_mention(question, self._schema)
+        target = target_mention(question, self._schema, [m.text for m in mentions])
         if target is not None:
             mentions.append(Mention(text=target[1], types=(target[0],), role=MentionRole.TARGET))
         return mentions

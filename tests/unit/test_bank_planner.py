@@ -91,13 +91,11 @@ def test_words_asking_for_the_hierarchy_keep_only_bank_routes_that_walk_it() -> 
     down_then_on = _ranked(["Phenotype", "Phenotype", "Disease"], ["IS_A", "HAS_PHENOTYPE"], [False, False], 1.0)
     up_then_on = _ranked(["Phenotype", "Phenotype", "Disease"], ["IS_A", "HAS_PHENOTYPE"], [True, False], 2.0)
     routes = BankRoutes([straight, up_then_on, down_then_on], SchemaRoutes(HPO_CONTEXT))
-    assert routes.path("Phenotype", "Disease", "", lead="which diseases have a subtype of") == schema_hops(
-        down_then_on.meta_path
-    )
-    assert routes.path("Phenotype", "Disease", "", lead="") == schema_hops(straight.meta_path)  # no cue: the vote
-    assert routes.path("Phenotype", "Disease", "", lead="parent terms of") == schema_hops(up_then_on.meta_path)
+    assert routes.path("Phenotype", "Disease", "", cue="down") == schema_hops(down_then_on.meta_path)
+    assert routes.path("Phenotype", "Disease", "", cue=None) == schema_hops(straight.meta_path)  # no cue: the vote
+    assert routes.path("Phenotype", "Disease", "", cue="up") == schema_hops(up_then_on.meta_path)
     only_straight = BankRoutes([straight], SchemaRoutes(HPO_CONTEXT))
-    walked = only_straight.path("Phenotype", "Disease", "", lead="a more specific form of")
+    walked = only_straight.path("Phenotype", "Disease", "", cue="down")
     assert walked is not None and (walked[0].relation, walked[0].outgoing) == ("IS_A", False)  # the schema's step
     assert not only_straight.sure(walked)
     assert only_straight.notes == [

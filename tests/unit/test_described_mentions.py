@@ -122,3 +122,14 @@ def test_a_clause_mostly_naming_other_kinds_of_thing_describes_nothing() -> None
     assert describes_one(definition, long, "Phenotype", [Mention(text="MB", types=("Gene",))])
     # names of the described entity's own type inside it do not count against it
     assert describes_one(question, clause, "Phenotype", [Mention(text="seizure", types=("Phenotype",))])
+
+
+def test_a_clause_that_cuts_a_name_at_its_comma_describes_nothing() -> None:
+    question = (
+        "Find disorders that share a causal gene with Hypophosphatemic rickets, autosomal recessive and involve X"
+    )
+    name = "Hypophosphatemic rickets, autosomal recessive"
+    start = question.index("share")
+    cut = Clause(start, question.index(","), question[start : question.index(",")])
+    assert not describes_one(question, cut, "Disease", [Mention(text=name, types=("Disease",))])
+    assert describes_one(question, cut, "Disease", [Mention(text="X", types=("Phenotype",))])

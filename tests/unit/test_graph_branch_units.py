@@ -61,6 +61,12 @@ def test_candidate_spans_neither_start_nor_end_with_function_words() -> None:
     assert "Which diseases present with epileptic spasms and NSF?"[span.start : span.end] == "epileptic spasms"
 
 
+def test_candidate_spans_never_cross_a_quotation_mark() -> None:
+    texts = [s.text for s in candidate_spans('the abnormality described as "Head circumference below 2"?', 4)]
+    assert "abnormality" in texts and "Head circumference" in texts
+    assert not any('"' in text for text in texts)
+
+
 def test_heuristic_plan_joins_each_anchor_to_the_asked_type() -> None:
     question = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
     table = EntityTable(
@@ -328,6 +334,43 @@ def test_an_anchor_of_the_asked_type_is_routed_through_the_type_the_question_nam
     # a type word that names another anchor's type is about that anchor: no route, the disease stays text
     named = planner.build("Which disorders named after Dravet syndrome have ataxia as a feature?", table)
     assert [a.type for a in named.anchors] == ["Phenotype"]
+
+
+def test_a_route_goes_through_the_type_the_question_names_on_the_way() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    atrophy = EntityTable((_row("Diffuse skin atrophy", "Phenotype", 1.0),))
+    # the schema's shortest Phenotype -> Gene is one hop; "genes of diseases with X" asks for two
+    plan = planner.build("Genes of diseases with Diffuse skin atrophy", atrophy)
+    assert [(h.relation, h.target_type) for h in plan.hops] == [("HAS_PHENOTYPE", "Disease"), ("ASSOCIATED_WITH", None)]
+    assert [h.relation for h in planner.build("Genes of Diffuse skin atrophy", atrophy).hops] == ["ASSOCIATED_WITH"]
+    # terse: the chain's end is asked, the subtype cue follows the mention, the named disease is a station
+    eosinophilia = EntityTable((_row("Eosinophilia", "Phenotype", 1.0),))
+    chain = planner.build("Eosinophilia > subtype -> disease -> genes?", eosinophilia)
+    assert chain.target.type == "Gene"
+    assert [(h.relation, h.direction.value) for h in chain.hops] == [
+        ("IS_A", "in"),
+        ("HAS_PHENOTYPE", "any"),
+        ("ASSOCIATED_WITH", "any"),
+    ]
+    # an anchor of the asked type claims the named type; the phenotype anchor keeps its own one-hop route
+    question = "Other diseases sharing a gene with Dravet syndrome, with Ataxia"
+    table = EntityTable((_row("Dravet syndrome", "Disease", 1.0), _row("Ataxia", "Phenotype", 1.0)))
+    shared = planner.build(question, table)
+    assert [(h.source, h.relation) for h in shared.hops] == [
+        ("a1", "ASSOCIATED_WITH"),
+        ("x1_1", "ASSOCIATED_WITH"),
+        ("a2", "HAS_PHENOTYPE"),
+    ]
+
+
+def test_a_name_found_inside_a_quoted_definition_reads_the_cue_before_the_quotes() -> None:
+    question = (
+        'Which diseases have a more specific form of the phenotype defined as "Congenital absence of the toenail"?'
+    )
+    plan = HeuristicPlanner(HPO_CONTEXT).build(
+        question, EntityTable((_row("absence of the toenail", "Phenotype", 0.95),))
+    )
+    assert [(h.relation, h.direction.value) for h in plan.hops] == [("IS_A", "in"), ("HAS_PHENOTYPE", "any")]
 
 
 def test_a_target_reached_from_itself_is_not_its_own_answer() -> None:

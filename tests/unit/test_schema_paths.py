@@ -4,9 +4,13 @@ from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     hierarchy_cue,
     hierarchy_step,
+    mention_hierarchy_cue,
+    named_types,
     relevance_text,
     shortest_meta_path,
+    singular_type_word,
     stored_child_to_parent,
+    target_mention,
     target_type,
     type_words,
 )
@@ -34,6 +38,35 @@ def test_target_type_is_the_type_asked_for_after_the_wh_word() -> None:
     assert target_type("List the symptoms of Angelman syndrome", HPO_SCHEMA) == "Phenotype"
     assert target_type("Genes behind a disorder with seizures", HPO_SCHEMA) == "Gene"  # no wh-word: first type word
     assert target_type("Tell me about spirited away", HPO_SCHEMA) is None
+
+
+@pytest.mark.parametrize(
+    "question,asked",
+    [
+        ("Eosinophilia > subtype -> disease -> genes?", "Gene"),  # the end of the chain
+        ("Primary Fanconi renotubular syndrome: genes?", "Gene"),  # a type word inside the name is not asked
+        ("Subtype of Abnormal hypnagogia: disease genes?", "Gene"),  # 'disease genes' are genes
+        ("Which disease genes explain Ataxia?", "Gene"),
+        ("Azoospermia -> diseases named 'Spermatogenic'", "Disease"),
+        ("Genes of diseases with Diffuse skin atrophy", "Gene"),  # no step: the first type word
+        ("Seizure: tell me more", None),  # no type word after the colon nor before it
+        ("Dravet syndrome genes: tell me more", "Gene"),  # none after the colon: the first, as a compound's head
+        ("Ophthalmoplegia occurs in some illnesses. Their genes?", "Gene"),  # the last sentence
+        ("Meckel syndrome 13 - causal gene please", "Gene"),
+    ],
+)
+def test_terse_wording_asks_for_what_ends_the_chain(question: str, asked: str | None) -> None:
+    assert target_type(question, HPO_SCHEMA) == asked
+
+
+def test_type_words_in_the_plural_name_their_singular() -> None:
+    assert [singular_type_word(w, HPO_SCHEMA) for w in ("conditions", "diseases", "genes", "Gene", "x")] == [
+        "condition",
+        "disease",
+        "gene",
+        "Gene",
+        "x",
+    ]
 
 
 def test_one_hop_paths_pick_the_relation_by_size_or_negation() -> None:
@@ -94,6 +127,24 @@ def test_words_before_a_mention_ask_for_its_hierarchy(lead: str, cue: str | None
     assert hierarchy_cue(lead) == cue
 
 
+@pytest.mark.parametrize(
+    "lead,trail,cue",
+    [
+        ("What disorders show a feature classified directly under", "", "down"),
+        ("diseases with phenotypes grouped beneath", "", "down"),
+        ("", "subtype diseases", "down"),  # "X > subtype -> diseases"
+        ("", "s child terms", "down"),  # "X's child terms"
+        ("", "has child terms", "down"),  # "X has child terms; which ..."
+        ("", "parent term", "up"),
+        ("", "and subtypes of Y", None),  # only the words right after the mention
+        ("Which diseases present with", "in childhood", None),
+        ("parent terms of", "subtypes", "up"),  # the words before win
+    ],
+)
+def test_a_mentions_own_words_ask_for_its_hierarchy(lead: str, trail: str, cue: str | None) -> None:
+    assert mention_hierarchy_cue(lead, trail) == cue
+
+
 def test_a_hierarchy_hop_is_directed_by_how_the_relation_is_stored() -> None:
     counts = {("Phenotype", "IS_A", "Phenotype"): 10, ("Disease", "HAS_PHENOTYPE", "Phenotype"): 5}
     # IS_A is stored child -> parent: down to the children walks against it, up to the parents along it
@@ -109,3 +160,16 @@ def test_a_hierarchy_hop_is_directed_by_how_the_relation_is_stored() -> None:
         None,
         None,
     ]
+
+
+def test_a_type_word_introducing_a_description_names_no_type_on_the_way() -> None:
+    assert named_types("Which conditions sharing one of its genes show", HPO_SCHEMA) == ["Disease", "Gene"]
+    framed = 'What linked to show a feature classified directly under the phenotype defined as "a deviation"?'
+    assert named_types(framed, HPO_SCHEMA) == []
+    assert named_types('genes of the abnormality "x"', HPO_SCHEMA) == ["Gene"]
+
+
+def test_type_words_inside_anchor_names_are_not_asked_for() -> None:
+    question = "X-linked Charcot-Marie-Tooth disease type 4, causal gene please"
+    assert target_mention(question, HPO_SCHEMA) == ("Disease", "disease")
+    assert target_mention(question, HPO_SCHEMA, ["X-linked Charcot-Marie-Tooth disease type 4"]) == ("Gene", "gene")
