@@ -145,6 +145,14 @@ class Settings(BaseSettings):
     doc_anchor_min_score: float = Field(
         default=0.5, ge=0.0, le=1.0, description="Least document cosine for a described clause to become an anchor"
     )
+    extraction_demos: Path | None = Field(
+        default=None,
+        description="LLM extraction: demonstrations from a training split (`grasp train demos`). "
+        "Default: <project_root>/.grasp/extraction_demos/<skb>.jsonl when it exists",
+    )
+    extraction_demo_count: int = Field(
+        default=3, ge=0, le=16, description="LLM extraction: the nearest demonstrations shown per question; 0: none"
+    )
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
     text_index_dir: Path | None = Field(
@@ -255,6 +263,9 @@ class Settings(BaseSettings):
     def grasp_dir(self) -> Path:
         """Where grasp keeps what it builds for this checkout (indexes, trained weights, fitted tables)."""
         return self.project_root / ".grasp"
+
+    def extraction_demos_path(self, skb_name: str) -> Path:
+        return self.extraction_demos or self.grasp_dir / "extraction_demos" / f"{skb_name}.jsonl"
 
     @property
     def resolved_procedures_dir(self) -> Path:

@@ -75,6 +75,35 @@ def graph(
         console.print(f"report written to {json_out}")
 
 
+@app.command()
+@friendly_errors
+def extraction(
+    queries: Path = typer.Option(..., "--queries", help="A query file with topic ids (JSONL)."),
+    split: str = typer.Option("test", "--split", help="Only this split."),
+    limit: int = typer.Option(100, "--limit", min=1, help="The first N questions of the split."),
+    demos: Path = typer.Option(None, "--demos", help="Demonstrations file. Default: where LLM extraction reads them."),
+) -> None:
+    """Mention extraction scored against the questions' topic nodes: name spans, the LLM (GRASP_LLM) with its
+    fixed demonstrations, and with this SKB's training demonstrations (`grasp train demos`), side by side."""
+    from grasp_agent.evaluation.extraction_bench import run_extraction_bench
+    from grasp_agent.training.fit import of_split
+
+    settings = load_settings()
+    asked = of_split(query_set(queries, 0, 0, None), split)[:limit]
+    table = Table("extractor", "questions", "topic recall", "all topics", "target type", "failures", "p50 ms")
+    for score in run_extraction_bench(settings, asked, demos, progress=True):
+        table.add_row(
+            score.extractor,
+            str(score.questions),
+            f"{score.topic_recall:.3f}",
+            f"{score.all_topics:.3f}",
+            f"{score.target_type:.3f}",
+            str(score.failures),
+            f"{score.p50_ms:.0f}",
+        )
+    console.print(table)
+
+
 def show_report(report: PlannerReport) -> None:
     console.print(f"[bold]{report.planner}[/] on {report.questions} questions", highlight=False)
     rates = Table(

@@ -171,6 +171,44 @@ def show_leave_template_out(
 
 @app.command()
 @friendly_errors
+def demos(
+    queries: Path = QUERIES,
+    count: int = COUNT,
+    seed: int = SEED,
+    subset: list[str] = SUBSET,
+    split: str = typer.Option("train", "--split", help="The split the demonstrations come from."),
+    out: Path = typer.Option(
+        None, "--out", help="Where to write them. Default: where LLM extraction reads them (GRASP_EXTRACTION_DEMOS)."
+    ),
+) -> None:
+    """Derive the LLM extractor's demonstrations from a question set's training split: each question with the
+    mentions it should yield (its topic nodes as written, a described one as its quoted passage, the asked type).
+    Questions whose topics cannot all be placed in their text are left out."""
+    from grasp_agent.training.extraction_demo_set import build_extraction_demos
+
+    settings = load_settings()
+    question_set = query_set(queries, count, seed, subset)
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        outcome = build_extraction_demos(
+            driver,
+            settings.neo4j_database,
+            schema,
+            question_set,
+            split,
+            out or settings.extraction_demos_path(schema.name),
+        )
+    source = f"the {outcome.split} split" if outcome.split else "all questions (the set has no splits)"
+    console.print(
+        f"{len(outcome.demos)} demonstrations from {outcome.considered} questions of {source} "
+        f"({outcome.considered - len(outcome.demos)} left out: topics not all in their text), "
+        f"written to {outcome.path}",
+        highlight=False,
+    )
+
+
+@app.command()
+@friendly_errors
 def fusion(
     queries: Path = QUERIES,
     count: int = COUNT,

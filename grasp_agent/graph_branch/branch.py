@@ -15,6 +15,7 @@ from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
+from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
 from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
@@ -31,6 +32,15 @@ from grasp_agent.skb.context import SkbContext, read_skb_context
 STAGES = ("extract", "link", "plan", "execute")
 NAME_TOKENS = 64  # names are embedded at the truncation the loader used for name_embedding
 PROMPT_KEY = "grasp.planner.prompt"  # GGUF metadata written by training.gguf_export
+
+
+def extraction_demos(settings: Settings, context: SkbContext, embedder: GraspEmbedder) -> DemoSelector | None:
+    """The LLM extractor's demonstrations of this SKB: from GRASP_EXTRACTION_DEMOS (which must exist), else from
+    where `grasp train demos` writes them when it has; None when there are none or the count is 0."""
+    path = settings.extraction_demos_path(context.schema.name)
+    if settings.extraction_demo_count == 0 or (settings.extraction_demos is None and not path.is_file()):
+        return None
+    return DemoSelector(read_demos(path), embedder, settings.extraction_demo_count)
 
 
 class MentionExtractor(Protocol):
@@ -75,6 +85,11 @@ class GraphBranch:
     @property
     def context(self) -> SkbContext:
         return self._context
+
+    @property
+    def extractor(self) -> MentionExtractor:
+        """What finds the question's mentions (the LLM extractor or the name-span finder)."""
+        return self._extractor
 
     @property
     def planner_name(self) -> str:
@@ -127,7 +142,7 @@ class GraphBranch:
             procedures,
             context,
             embedder,
-            LLMMentionExtractor(llm, context),
+            LLMMentionExtractor(llm, context, extraction_demos(settings, context, embedder)),
             planner,
             execution,
             fallback_extractor=spans,

@@ -4,10 +4,12 @@ template serves every knowledge base; demonstrations use their own small schemas
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from neo4j_graphrag.types import LLMMessage
 
 from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.extraction_demos import ExtractionDemo
 from grasp_agent.skb.context import SkbContext
 
 EXTRACTION_RULES = """\
@@ -78,7 +80,9 @@ def _types_line(context: SkbContext) -> str:
     return "; ".join(parts)
 
 
-def extraction_messages(question: str, context: SkbContext) -> list[LLMMessage]:
+def extraction_messages(question: str, context: SkbContext, demos: Sequence[ExtractionDemo] = ()) -> list[LLMMessage]:
+    """System rules, the fixed demonstrations of other schemas, then `demos` of this SKB (training questions
+    like this one, least similar first so the nearest stands next to the question), then the question."""
     system = (
         "You find the entity mentions in a question about a knowledge graph.\n"
         f"Node types: {_types_line(context)}.\n{EXTRACTION_RULES}"
@@ -88,6 +92,9 @@ def extraction_messages(question: str, context: SkbContext) -> list[LLMMessage]:
         messages.append({"role": "user", "content": f"Types: {types}\nQuestion: {demo_question}"})
         messages.append({"role": "assistant", "content": json.dumps(answer)})
     labels = ", ".join(context.labels)
+    for demo in reversed(demos):
+        messages.append({"role": "user", "content": f"Types: {labels}\nQuestion: {demo.question}"})
+        messages.append({"role": "assistant", "content": demo.answer.model_dump_json(exclude_defaults=True)})
     messages.append({"role": "user", "content": f"Types: {labels}\nQuestion: {question}"})
     return messages
 

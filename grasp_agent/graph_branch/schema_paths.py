@@ -78,9 +78,8 @@ def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[
     return min(found, key=lambda hit: (hit[0], -len(hit[1]))) if found else None
 
 
-# Where terse wording puts what it asks for: after the last arrow or colon ("X > subtype -> disease -> genes?",
-# "Subtype of X: disease genes?").
-# Sentences count as steps too: "X occurs in some illnesses. Their genes?"
+# Where terse wording puts what it asks for: after the last arrow, colon, dash or sentence break ("X > subtype ->
+# disease -> genes?", "Subtype of X: disease genes?", "X occurs in some illnesses. Their genes?").
 _LAST_STEP = re.compile(r"(->|=>|\u2192|\s>\s|:|\s[-\u2013\u2014]\s|[.;!?]\s+(?=[A-Z]))")
 
 

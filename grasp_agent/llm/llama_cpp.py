@@ -46,6 +46,7 @@ GRAMMAR_MAX_LENGTH = 64
 # Saved context states of recent prompt prefixes (~50 MB each for a 0.5B model at 4096 tokens).
 PREFIX_STATES = 4
 MIN_CACHED_PREFIX = 64  # shorter prefixes are cheaper to evaluate than to restore
+SEEN_PREFIXES = 256  # prefixes remembered (by hash) to tell the shared ones from those of one call
 INSTALL_HINT = "pip install 'grasp-agent[local-llm]' (the [local-llm] extra installs llama-cpp-python)"
 
 
@@ -114,6 +115,7 @@ class LlamaCppLLM(GraspLLM):
         self._formatter = self._chat_formatter(add_generation_prompt=True)
         self._prefix_formatter = self._chat_formatter(add_generation_prompt=False)
         self._prefix_states: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._seen_prefixes: OrderedDict[int, None] = OrderedDict()
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -158,31 +160,51 @@ class LlamaCppLLM(GraspLLM):
         return tokens
 
     def _start_from_prefix(self, messages: list[LLMMessage], tokens: list[int]) -> None:
-        """Puts the context at the state after every message but the last (system prompt, demonstrations).
+        """Puts the context at the state after every message but the last, evaluated one message at a time from
+        the longest saved state of such a prefix.
 
-        The planner and the judge send the same long prefix with every question; evaluating it once and
-        restoring its saved state cuts prefill by ~85%. Always restoring (never reusing whatever the previous
-        call left) keeps answers independent of call order: the suffix is evaluated from the same state
-        each time, whereas continuing a previous context evaluates it in other batch shapes, which shifts
-        logits enough to change greedy answers.
+        The planner and the judge send the same long prefix with every question (system prompt, fixed
+        demonstrations); evaluating it once and restoring its saved state cuts prefill by ~85%. Some of the
+        prefix may be the question's own (extraction demonstrations picked for it), so every message boundary
+        is a candidate: the longest one with a saved state is restored, and the longest one an earlier call also
+        sent is saved, so prefixes of one call never take a slot. Answers stay independent of call order: the
+        prefix is always evaluated in the same pieces (one per message, from the same states), whether a piece
+        was restored or computed, whereas evaluating it in other batch shapes shifts logits enough to change
+        greedy answers.
         """
         self._llama.reset()
-        if len(messages) < 2:
-            return
-        rendered = self._prefix_formatter(messages=messages[:-1])
-        prefix = self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
-        if len(prefix) < MIN_CACHED_PREFIX or tokens[: len(prefix)] != prefix:
-            return
-        key = tuple(prefix)
-        state = self._prefix_states.get(key)
-        if state is None:
-            self._llama.eval(prefix)
-            self._prefix_states[key] = self._llama.save_state()
-            while len(self._prefix_states) > PREFIX_STATES:
-                self._prefix_states.popitem(last=False)
-        else:
-            self._prefix_states.move_to_end(key)
-            self._llama.load_state(state)
+        boundaries: list[tuple[int, ...]] = []  # token prefixes at message boundaries, shortest first
+        for end in range(1, len(messages)):
+            rendered = self._prefix_formatter(messages=messages[:end])
+            prefix = self._llama.tokenize(
+                rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+            )
+            if len(prefix) > (len(boundaries[-1]) if boundaries else 0) and tokens[: len(prefix)] == prefix:
+                boundaries.append(tuple(prefix))
+        seen = [self._seen_before(key) for key in boundaries]
+        # the longest prefix an earlier call shared is worth a state; the shorter ones inside it are not
+        shared = max((i for i, key in enumerate(boundaries) if seen[i] and len(key) >= MIN_CACHED_PREFIX), default=-1)
+        restored = max((i for i, key in enumerate(boundaries) if key in self._prefix_states), default=-1)
+        if restored >= 0:
+            self._prefix_states.move_to_end(boundaries[restored])
+            self._llama.load_state(self._prefix_states[boundaries[restored]])
+        for i in range(restored + 1, len(boundaries)):
+            self._llama.eval(list(boundaries[i][self._llama.n_tokens :]))
+            if i == shared:
+                self._prefix_states[boundaries[i]] = self._llama.save_state()
+                while len(self._prefix_states) > PREFIX_STATES:
+                    self._prefix_states.popitem(last=False)
+
+    def _seen_before(self, key: tuple[int, ...]) -> bool:
+        """Whether this prefix came in an earlier call (remembered by hash, the last SEEN_PREFIXES of them)."""
+        digest = hash(key)
+        if digest in self._seen_prefixes:
+            self._seen_prefixes.move_to_end(digest)
+            return True
+        self._seen_prefixes[digest] = None
+        while len(self._seen_prefixes) > SEEN_PREFIXES:
+            self._seen_prefixes.popitem(last=False)
+        return False
 
     def _grammar(self, constraint: OutputConstraint) -> Any:
         """The (cached) grammar for `constraint`; None for free text."""

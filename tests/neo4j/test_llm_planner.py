@@ -60,3 +60,39 @@ def test_the_05b_extractor_returns_typed_mentions(
     mentions = extractor.extract("Which diseases present with epileptic spasms and are associated with NSF?")
     assert mentions and all(set(m.types) <= set(branch.context.labels) for m in mentions)
     assert any(m.role is MentionRole.ANCHOR for m in mentions)
+
+
+def test_training_demonstrations_reach_the_05b_extractor(
+    hpo_slice: HpoSource,
+    driver: Driver,
+    test_settings: Settings,
+    embedder: GraspEmbedder,
+    llm: object,
+    tmp_path: Path,
+) -> None:
+    """`grasp train demos` on the slice's questions: demonstrations whose anchors are the questions' own words,
+    read back by the branch's LLM extractor, which shows the nearest ones and still answers typed mentions."""
+    from grasp_agent.training.extraction_demo_set import build_extraction_demos
+    from tests.neo4j.test_adapath_bank import slice_queries
+
+    queries = slice_queries(30)
+    asked, training = queries[0], queries[1:]
+    path = tmp_path / "demos.jsonl"
+    outcome = build_extraction_demos(driver, test_settings.neo4j_database, hpo_slice.schema(), training, "train", path)
+    assert outcome.split is None and outcome.considered == len(training)  # no splits: all questions
+    assert len(outcome.demos) >= len(training) // 2
+    for demo in outcome.demos:
+        anchors = [m for m in demo.answer.mentions if m.role is MentionRole.ANCHOR]
+        assert anchors and all(m.text in demo.question for m in anchors)
+        assert all(set(m.types) <= {t.label for t in hpo_slice.schema().node_types} for m in demo.answer.mentions)
+
+    settings = test_settings.model_copy(update={"extraction_demos": path, "extraction_demo_count": 2})
+    branch = GraphBranch.build(driver, settings, embedder, llm)  # type: ignore[arg-type]
+    extractor = branch.extractor
+    assert isinstance(extractor, LLMMentionExtractor)
+    shown = [m["content"] for m in extractor.messages(asked.text) if m["role"] == "user"][-3:-1]
+    assert len(shown) == 2 and all(
+        any(f"Question: {d.question}" == s.split("\n")[-1] for d in outcome.demos) for s in shown
+    )
+    mentions = extractor.extract(asked.text)
+    assert mentions and all(set(m.types) <= set(branch.context.labels) for m in mentions)

@@ -126,3 +126,32 @@ def test_answers_do_not_depend_on_the_calls_before_them(llm: object) -> None:
     llm.invoke([{"role": "user", "content": "Something else entirely."}], max_tokens=8)
     assert llm.invoke(first, max_tokens=8).content == cold  # restored again, same answer
     assert llm.first_token_logprobs(first, ["Apple", "Banana"]) == llm.first_token_logprobs(first, ["Apple", "Banana"])
+
+
+@pytest.mark.slow
+def test_a_prefix_shared_by_calls_is_kept_and_one_calls_own_is_not(llm: object) -> None:
+    """Demonstrations picked per question follow the fixed prefix: only the shared part takes a saved state, and a
+    call answers the same whether its prefix was restored or evaluated."""
+    from grasp_agent.llm.llama_cpp import LlamaCppLLM
+
+    assert isinstance(llm, LlamaCppLLM)
+    long_system = SYSTEM + " " + " ".join(f"Rule {i}: answer briefly." for i in range(40))
+    shared = [
+        {"role": "system", "content": long_system},
+        {"role": "user", "content": "Name a colour."},
+        {"role": "assistant", "content": "Blue."},
+    ]
+    calls = [
+        [
+            *shared,
+            {"role": "user", "content": f"Name a number above {i} and below 100, in words, please."},
+            {"role": "assistant", "content": f"{i + 1}."},
+            {"role": "user", "content": "Name a fruit."},
+        ]
+        for i in range(3)
+    ]
+    answers = [llm.invoke(call, max_tokens=8).content for call in calls]
+    prompts = [llm._prompt_tokens(call, 8) for call in calls]
+    ours = [key for key in llm._prefix_states if any(tuple(p[: len(key)]) == key for p in prompts)]
+    assert len(ours) == 1 and all(tuple(p[: len(ours[0])]) == ours[0] for p in prompts)  # one state, shared by all
+    assert llm.invoke(calls[0], max_tokens=8).content == answers[0]  # restored now, evaluated cold before
