@@ -86,10 +86,11 @@ def extraction(
     """Mention extraction scored against the questions' topic nodes: name spans, the LLM (GRASP_LLM) with its
     fixed demonstrations, and with this SKB's training demonstrations (`grasp train demos`), side by side."""
     from grasp_agent.evaluation.extraction_bench import run_extraction_bench
+    from grasp_agent.evaluation.query_sets import read_queries
     from grasp_agent.training.fit import of_split
 
     settings = load_settings()
-    asked = of_split(query_set(queries, 0, 0, None), split)[:limit]
+    asked = of_split(read_queries(queries), split)[:limit]
     table = Table("extractor", "questions", "topic recall", "all topics", "target type", "failures", "p50 ms")
     for score in run_extraction_bench(settings, asked, demos, progress=True):
         table.add_row(

@@ -66,14 +66,17 @@ def singular_type_word(words: str, schema: SkbSchema) -> str:
     return words
 
 
-def _first_mention(question: str, node_type: NodeType, after: int = 0) -> tuple[int, str] | None:
-    """Position and text of the first word naming `node_type` at or after `after`."""
+def _first_mention(
+    question: str, node_type: NodeType, after: int = 0, unless_followed_by: re.Pattern[str] | None = None
+) -> tuple[int, str] | None:
+    """Position and text of the first word naming `node_type` at or after `after`, skipping words that
+    `unless_followed_by` matches right after."""
     lowered = question.lower()
     found = [
         (m.start(), question[m.start() : m.end()])
         for w in type_words(node_type)
         for m in re.finditer(rf"\b{re.escape(w)}\b", lowered)
-        if m.start() >= after
+        if m.start() >= after and not (unless_followed_by and unless_followed_by.match(question, m.end()))
     ]
     return min(found, key=lambda hit: (hit[0], -len(hit[1]))) if found else None
 
@@ -132,17 +135,11 @@ _INTRODUCES = re.compile(
 def named_types(question: str, schema: SkbSchema) -> list[str]:
     """The types a question names by a type word ("... sharing one of its *genes*"), in order of first mention;
     a word that introduces a description ("the phenotype defined as") does not count."""
-    lowered = question.lower()
-    found = []
-    for node_type in schema.node_types:
-        positions = [
-            m.start()
-            for word in type_words(node_type)
-            for m in re.finditer(rf"\b{re.escape(word)}\b", lowered)
-            if not _INTRODUCES.match(question, m.end())
-        ]
-        if positions:
-            found.append((min(positions), node_type.label))
+    found = [
+        (hit[0], t.label)
+        for t in schema.node_types
+        if (hit := _first_mention(question, t, unless_followed_by=_INTRODUCES)) is not None
+    ]
     return [label for _, label in sorted(found)]
 
 
