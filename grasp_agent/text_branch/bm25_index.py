@@ -134,6 +134,7 @@ class LexicalIndex:
         self._indexes = dict(indexes)
         self._tokenize = QueryTokenizer(config)
         self._rows: dict[NodeId, int] | None = None  # id -> row, built on first use
+        self._positions_of: dict[str, np.ndarray] = {}  # field -> document position of each row (-1: none)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -142,9 +143,7 @@ class LexicalIndex:
 
     def labels_of(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
         """The type of each of `ids` that this index holds; ids it does not hold are left out."""
-        if self._rows is None:
-            self._rows = {node_id: row for row, node_id in enumerate(self.ids)}
-        rows = self._rows
+        rows = self._row_of()
         return {node_id: self.node_types[self._label_codes[rows[node_id]]] for node_id in ids if node_id in rows}
 
     # ---- building and persistence ---------------------------------------------------------------------
@@ -200,38 +199,95 @@ class LexicalIndex:
         self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None, fields: Sequence[str] | None = None
     ) -> dict[str, ScoredNodes]:
         """Top `k` nodes per field (all mFAR fields unless `fields`), optionally of one node type only."""
-        tokens = self._tokenize(query)
-        return {name: self._top(name, tokens, k, node_type) for name in (fields or self.fields)}
+        return self.score(query, node_type=node_type, fields=fields).top(k)
 
     def search_field(
         self, field: str, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None
     ) -> ScoredNodes:
-        return self._top(field, self._tokenize(query), k, node_type)
+        return self.score(query, node_type=node_type, fields=[field]).top(k)[field]
 
     def search_document(self, query: str, k: int = DEFAULT_TOP_K, *, node_type: str | None = None) -> ScoredNodes:
         """The single-field baseline: BM25 over the whole node document."""
-        return self._top(DOC_FIELD, self._tokenize(query), k, node_type)
+        return self.search_field(DOC_FIELD, query, k, node_type=node_type)
 
-    def _top(self, field: str, tokens: Sequence[str], k: int, node_type: str | None) -> ScoredNodes:
-        if field not in self._indexes:
-            raise TextBranchError(f"unknown text field '{field}'; known: {list(self._indexes)}")
+    def score(
+        self, query: str, *, node_type: str | None = None, fields: Sequence[str] | None = None
+    ) -> QueryFieldScores:
+        """BM25 of `query` under every node of each field (all mFAR fields unless `fields`): the top of a field
+        and any node's score come from the same arrays."""
+        names = list(fields or self.fields)
+        unknown = [name for name in names if name not in self._indexes]
+        if unknown:
+            raise TextBranchError(f"unknown text field {', '.join(map(repr, unknown))}; known: {list(self._indexes)}")
         if node_type is not None and node_type not in self.node_types:
             raise TextBranchError(f"unknown node type '{node_type}'; known: {list(self.node_types)}")
+        tokens = self._tokenize(query)
+        return QueryFieldScores(self, {name: self._indexes[name].scores(tokens) for name in names}, node_type)
+
+    def _row_of(self) -> dict[NodeId, int]:
+        if self._rows is None:
+            self._rows = {node_id: row for row, node_id in enumerate(self.ids)}
+        return self._rows
+
+    def _eligible(self, field: str, node_type: str | None) -> np.ndarray | None:
+        """bool (documents of `field`,): which are of `node_type`; None when every type counts."""
+        if node_type is None:
+            return None
+        return self._label_codes[self._indexes[field].rows] == self.node_types.index(node_type)
+
+    def _positions(self, field: str, ids: Sequence[NodeId]) -> np.ndarray:
+        """int64 (len(ids),): each node's document position in `field`, -1 where it has no text there (or is
+        not in the index)."""
+        row_of = self._row_of()
+        if field not in self._positions_of:
+            index = self._indexes[field]
+            position = np.full(len(self.ids), -1, dtype=np.int64)
+            position[index.rows] = np.arange(len(index.rows))
+            self._positions_of[field] = position
+        rows = np.asarray([row_of.get(node_id, -1) for node_id in ids], dtype=np.int64)
+        return np.where(rows >= 0, self._positions_of[field][np.maximum(rows, 0)], -1)
+
+
+@dataclass(frozen=True)
+class QueryFieldScores:
+    """One query's BM25 under every document of some fields (zero where no query term occurs), optionally
+    restricted to one node type."""
+
+    index: LexicalIndex
+    by_field: Mapping[str, np.ndarray]  # float32 (documents of the field,)
+    node_type: str | None
+
+    def top(self, k: int) -> dict[str, ScoredNodes]:
+        """The `k` best nodes of each field with a positive score, best first, ties in corpus order."""
         if k < 1:
             raise TextBranchError(f"k must be at least 1; got {k}")
-        index = self._indexes[field]
-        scores = index.scores(tokens)
+        return {field: self._top(field, scores, k) for field, scores in self.by_field.items()}
+
+    def of(self, field: str, ids: Sequence[NodeId]) -> np.ndarray:
+        """float64 (len(ids),): the score of each node in `field`; 0 for a node without text there or of
+        another type than the one asked for."""
+        scores = self.by_field[field]
+        positions = self.index._positions(field, ids)
+        found = np.where(positions >= 0, scores[np.maximum(positions, 0)], 0.0).astype(np.float64)
+        eligible = self.index._eligible(field, self.node_type)
+        if eligible is not None:
+            found = np.where((positions >= 0) & eligible[np.maximum(positions, 0)], found, 0.0)
+        return found
+
+    def _top(self, field: str, scores: np.ndarray, k: int) -> ScoredNodes:
         keep = scores > 0  # Lucene's idf is positive: zero means no query term occurs in the field
-        if node_type is not None:
-            keep &= self._label_codes[index.rows] == self.node_types.index(node_type)
+        eligible = self.index._eligible(field, self.node_type)
+        if eligible is not None:
+            keep &= eligible
         candidates = np.flatnonzero(keep)
         if len(candidates) > k:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-        rows = index.rows[candidates]
+        rows = self.index._indexes[field].rows[candidates]
         order = np.lexsort((rows, -scores[candidates]))  # best first, ties in corpus order
+        ids = self.index.ids
         return ScoredNodes(
             field,
-            tuple(self.ids[row] for row in rows[order]),
+            tuple(ids[row] for row in rows[order]),
             tuple(float(score) for score in scores[candidates][order]),
         )
 

@@ -1,15 +1,20 @@
 """Candidates for the learned field weights: per-(field, scorer) rankings of a query and their union.
 
-`field_rankings` runs a query through the lexical and dense indexes for the requested keys; its union is a
-`CandidateScores` matrix (candidates x keys) of max-normalized scores, which is all the weighting needs:
-`rank(weights)` reproduces `multifield.combine_fields` on it, and training only ever sees these matrices.
-`weight_examples` builds them for a batch of questions (dense fields scored in one matrix product each).
+`field_candidates` runs a query through the lexical and dense indexes for the requested keys; the union of
+their top N is a `CandidateScores` matrix (candidates x keys) of max-normalized scores, which is all the
+weighting needs, and training only ever sees these matrices. Every candidate is scored under every key, as
+mFAR's score(q, d) = sum_k w_k(q) s_k(q, d) asks: a BM25 field scores any node, so a candidate outside that
+field's top N gets its own score there, not 0 (a disease with both the named gene and the named phenotype must
+not lose to one with the gene alone because forty others share the phenotype); a dense key's scores are relative
+to the best node left out of its top N, so 0 is exact there. `weight_examples` builds the matrices for a batch
+of questions (dense fields scored in one matrix product each).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -20,6 +25,9 @@ from grasp_agent.text_branch.multifield import COMBINED, FieldKey, max_normalize
 
 DEFAULT_CANDIDATES = 20  # per key: mFAR's union of per-field top-N
 
+# The raw score of each of some nodes under one key (what its ranking's scores are before normalizing)
+ExactScores = Callable[[Sequence[NodeId]], np.ndarray]
+
 
 @dataclass(frozen=True)
 class CandidateScores:
@@ -29,7 +37,14 @@ class CandidateScores:
     scores: np.ndarray  # float64 (n, K): max-normalized score under key k, 0 where the node is absent
 
     @classmethod
-    def from_rankings(cls, rankings: Mapping[FieldKey, ScoredNodes], keys: Sequence[FieldKey]) -> CandidateScores:
+    def from_rankings(
+        cls,
+        rankings: Mapping[FieldKey, ScoredNodes],
+        keys: Sequence[FieldKey],
+        exact: Mapping[FieldKey, ExactScores] | None = None,
+    ) -> CandidateScores:
+        """The union of `rankings` over `keys`; a candidate absent from a key's ranking scores 0 there, or its
+        own score when `exact` can score that key (divided by the ranking's top score, as the ranked ones are)."""
         missing = [key for key in keys if key not in rankings]
         if missing:
             raise TextBranchError(f"no ranking for (field, scorer) keys {missing}; rankings: {list(rankings)}")
@@ -38,11 +53,15 @@ class CandidateScores:
         for scores in normalized:
             for node_id in scores:
                 position.setdefault(node_id, len(position))
-        matrix = np.zeros((len(position), len(keys)), dtype=np.float64)
-        for column, scores in enumerate(normalized):
-            for node_id, score in scores.items():
+        ids = tuple(position)
+        matrix = np.zeros((len(ids), len(keys)), dtype=np.float64)
+        for column, (key, scores) in enumerate(zip(keys, normalized, strict=True)):
+            top = max(rankings[key].scores, default=0.0)
+            if exact is not None and key in exact and top > 0.0:
+                matrix[:, column] = np.asarray(exact[key](ids), dtype=np.float64) / top
+            for node_id, score in scores.items():  # the ranking's own scores stand (the same numbers)
                 matrix[position[node_id], column] = score
-        return cls(tuple(position), matrix)
+        return cls(ids, matrix)
 
     def combined(self, weights: np.ndarray) -> np.ndarray:
         """float64 (n,): sum_k weights[k] * scores[:, k]."""
@@ -69,7 +88,7 @@ class WeightExample:
         return np.asarray([node_id in self.gold for node_id in self.candidates.ids], dtype=bool)
 
 
-def field_rankings(
+def field_candidates(
     keys: Sequence[FieldKey],
     query: str,
     query_vector: np.ndarray | None,
@@ -78,10 +97,12 @@ def field_rankings(
     dense: DenseFieldIndex | None = None,
     k: int = DEFAULT_CANDIDATES,
     node_type: str | None = None,
-) -> dict[FieldKey, ScoredNodes]:
-    """The top `k` of each key: BM25 keys from `lexical` (by `query`), dense keys from `dense` (by the vector)."""
+) -> CandidateScores:
+    """The union of each key's top `k` (BM25 keys from `lexical` by `query`, dense keys from `dense` by the
+    vector), every candidate scored under every key."""
     vectors = None if query_vector is None else np.asarray(query_vector)[None, :]
-    return _rankings(keys, [query], vectors, [node_type], lexical, dense, k)[0]
+    rankings, exact = _rankings(keys, [query], vectors, [node_type], lexical, dense, k)[0]
+    return CandidateScores.from_rankings(rankings, keys, exact)
 
 
 def weight_examples(
@@ -104,9 +125,11 @@ def weight_examples(
     rankings = _rankings(keys, queries, query_vectors, types, lexical, dense, k)
     return [
         WeightExample(
-            np.asarray(vector, dtype=np.float32), CandidateScores.from_rankings(ranking, keys), frozenset(gold)
+            np.asarray(vector, dtype=np.float32),
+            CandidateScores.from_rankings(ranking, keys, exact),
+            frozenset(gold),
         )
-        for vector, ranking, gold in zip(query_vectors, rankings, golds, strict=True)
+        for vector, (ranking, exact), gold in zip(query_vectors, rankings, golds, strict=True)
     ]
 
 
@@ -118,7 +141,8 @@ def _rankings(
     lexical: LexicalIndex | None,
     dense: DenseFieldIndex | None,
     k: int,
-) -> list[dict[FieldKey, ScoredNodes]]:
+) -> list[tuple[dict[FieldKey, ScoredNodes], dict[FieldKey, ExactScores]]]:
+    """Per query, the top `k` of each key and, for the BM25 keys, the scorer of any node."""
     lexical_fields = [name for name, scorer in keys if scorer == "bm25"]
     dense_fields = [name for name, scorer in keys if scorer == "dense"]
     if lexical_fields and lexical is None:
@@ -133,8 +157,10 @@ def _rankings(
     results = []
     for query, node_type, hits in zip(queries, node_types, dense_hits, strict=True):
         ranking: dict[FieldKey, ScoredNodes] = {(name, "dense"): ranked for name, ranked in hits.items()}
+        exact: dict[FieldKey, ExactScores] = {}
         if lexical is not None and lexical_fields:
-            found = lexical.search(query, k, node_type=node_type, fields=lexical_fields)
-            ranking.update({(name, "bm25"): ranked for name, ranked in found.items()})
-        results.append({key: ranking[key] for key in keys})
+            scored = lexical.score(query, node_type=node_type, fields=lexical_fields)
+            ranking.update({(name, "bm25"): ranked for name, ranked in scored.top(k).items()})
+            exact = {(name, "bm25"): partial(scored.of, name) for name in lexical_fields}
+        results.append(({key: ranking[key] for key in keys}, exact))
     return results

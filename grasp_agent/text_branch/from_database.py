@@ -1,8 +1,8 @@
 """The text branch of a loaded SKB: indexes opened (or built once) from what Neo4j holds, weights from disk.
 
 The indexes are keyed by the SKB's load fingerprint, so a reload of other content rebuilds them and a restart
-only loads them. Dense fields are the name, the type's text fields and the whole document (for the VSS
-baseline); relation fields are lexical only: a list of neighbour names is matched by words, and embedding
+only loads them. Dense fields are the name, the type's text fields and the whole document (a key of
+its own, and the VSS baseline); relation fields are lexical only: a list of neighbour names is matched by words, and embedding
 one per node per relation would cost more than the whole load for little gain.
 """
 
@@ -143,9 +143,9 @@ def open_text_branch(
         include_document=True,
         progress=progress,
     )
-    # BM25 over the whole document is one more key: the general evidence that carries over to kinds of question
-    # the weights never saw (leave-template-out, docs/benchmarks.md)
+    # The whole document is one more key for each scorer: general evidence that carries over to kinds and
+    # wordings of question the weights never saw (leave-template-out and re-worded questions, docs/benchmarks.md)
     keys: list[FieldKey] = [(name, "bm25") for name in (*lexical.fields, DOC_FIELD)] + [
-        (name, "dense") for name in dense.fields
+        (name, "dense") for name in (*dense.fields, DOC_FIELD)
     ]
     return TextBranch(lexical, dense, open_weights(settings, schema.name, keys, embedder), embedder)

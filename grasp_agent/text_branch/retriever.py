@@ -20,9 +20,8 @@ from grasp_agent.fusion.rrf import weighted_rrf
 from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, LexicalIndex
 from grasp_agent.text_branch.candidates import (
     DEFAULT_CANDIDATES,
-    CandidateScores,
     WeightExample,
-    field_rankings,
+    field_candidates,
     weight_examples,
 )
 from grasp_agent.text_branch.dense_fields import DenseFieldIndex
@@ -105,7 +104,7 @@ class TextBranch:
         vector = np.asarray(self._embedder.embed_query(query), dtype=np.float32)
         timings["embedding"] = _since(start)
         start = time.perf_counter()
-        rankings = field_rankings(
+        candidates = field_candidates(
             self.keys,
             query,
             vector,
@@ -117,7 +116,7 @@ class TextBranch:
         timings["fields"] = _since(start)
         start = time.perf_counter()
         weights = self._weights.weight_matrix(vector[None, :])[0]
-        ranked = CandidateScores.from_rankings(rankings, self.keys).rank(weights, k)
+        ranked = candidates.rank(weights, k)
         timings["combine"] = _since(start)
         return TextRanking(
             "mfar", ranked.ids, ranked.scores, dict(zip(self.keys, map(float, weights), strict=True)), timings

@@ -246,6 +246,29 @@ def test_candidate_ranking_is_combine_fields() -> None:
     assert combine_fields(rankings, weights) == ranked
 
 
+def test_a_candidate_outside_a_keys_top_gets_its_own_score_there() -> None:
+    """mFAR scores every candidate under every key: 'c' is outside name/bm25's top 2 but has a BM25 score there
+    (3.0 of the top's 4.0), which counts instead of 0; keys that cannot score any node keep 0."""
+    rankings: dict[FieldKey, ScoredNodes] = {
+        ("name", "bm25"): ScoredNodes("name", ("a", "b"), (4.0, 2.0)),
+        ("name", "dense"): ScoredNodes("name", ("b", "c"), (0.5, 0.25)),
+        ("IS_A", "bm25"): ScoredNodes("IS_A"),
+    }
+    asked: list[tuple[NodeId, ...]] = []
+
+    def name_bm25(ids: Sequence[NodeId]) -> np.ndarray:
+        asked.append(tuple(ids))
+        return np.asarray([{"a": 4.0, "b": 2.0, "c": 3.0}[node_id] for node_id in ids])
+
+    exact = {("name", "bm25"): name_bm25, ("IS_A", "bm25"): lambda ids: np.ones(len(ids))}
+    candidates = CandidateScores.from_rankings(rankings, KEYS, exact)
+    assert asked == [("a", "b", "c")]
+    assert candidates.scores.tolist() == [[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.75, 0.5, 0.0]]  # IS_A: no top
+    uniform = np.full(3, 1 / 3)
+    assert candidates.rank(uniform).ids == ("b", "c", "a")  # c: (0.75 + 0.5) / 3 beats a's 1 / 3
+    assert CandidateScores.from_rankings(rankings, KEYS).rank(uniform).ids == ("b", "a", "c")  # without: a first
+
+
 def conditional_examples(count: int, seed: int) -> list[WeightExample]:
     """Key j is right exactly when the query points along axis j: a task only query-conditioned weights solve.
 

@@ -219,6 +219,42 @@ def test_whole_document_baseline(index: LexicalIndex) -> None:
     assert index.search_document("usher syndrome hearing").ids[0] == "D2"
 
 
+def test_any_nodes_score_is_the_one_its_field_ranking_gives(index: LexicalIndex) -> None:
+    scored = index.score("seizure nervous abnormality", fields=["name", "definition"])
+    for field in ("name", "definition"):
+        everything = index.search_field(field, "seizure nervous abnormality", k=100)
+        assert scored.top(100)[field] == everything and len(everything) >= 3
+        assert scored.top(1)[field] == index.search_field(field, "seizure nervous abnormality", k=1)
+        last = everything.ids[-1]  # below the top 1, yet scored
+        assert scored.of(field, [last, everything.ids[0]]).tolist() == pytest.approx(
+            [everything.scores[-1], everything.scores[0]]
+        )
+    assert scored.of("name", ["P4", "nowhere"]).tolist() == [0.0, 0.0]  # no query word; not in the index
+    assert scored.of("definition", ["D1"]).tolist() == [0.0]  # a Disease has no definition
+    phenotypes = index.score("seizure", node_type="Phenotype", fields=["name"])
+    assert phenotypes.of("name", ["P1"])[0] > 0 and index.score("dravet seizure", node_type="Phenotype").of(
+        "name", ["D1"]
+    ).tolist() == [0.0]  # another type than asked scores nothing
+    with pytest.raises(TextBranchError, match="unknown text field 'title'"):
+        index.score("seizure", fields=["title"])
+
+
+def test_candidates_are_scored_under_every_field_not_just_where_they_rank(index: LexicalIndex) -> None:
+    """With one candidate per key, a node second in two fields used to score 0 in both: completed, its own
+    scores count, and the union is ranked as the fields' full rankings would rank it."""
+    from grasp_agent.text_branch.candidates import field_candidates
+
+    keys: list[FieldKey] = [("name", "bm25"), ("definition", "bm25")]
+    query = "seizure abnormality nervous system"
+    few = field_candidates(keys, query, None, lexical=index, k=1)
+    full = {key: index.search_field(key[0], query, k=100) for key in keys}
+    for column, key in enumerate(keys):
+        top = full[key].scores[0]
+        own = dict(zip(full[key].ids, full[key].scores, strict=True))
+        assert few.scores[:, column].tolist() == pytest.approx([own.get(node_id, 0.0) / top for node_id in few.ids])
+    assert len(few.ids) == 2 and (few.scores > 0).sum() > 2  # a candidate scored beyond the key it came from
+
+
 def test_a_field_without_any_text_is_searchable_and_empty() -> None:
     corpus = FieldCorpus.from_nodes(
         [NodeFields(1, "A", {"name": "alpha"}), NodeFields(2, "A", {"name": "beta"})], ["name", "note"]
