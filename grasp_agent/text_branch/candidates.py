@@ -34,7 +34,7 @@ class CandidateScores:
     """A query's candidates: the union of its per-key rankings, with each one's normalized score per key."""
 
     ids: tuple[NodeId, ...]  # (n,) first-seen order over keys, then ranking order (as combine_fields)
-    scores: np.ndarray  # float64 (n, K): max-normalized score under key k, 0 where the node is absent
+    scores: np.ndarray  # float64 (n, K): max-normalized score under key k (0: absent, and the key cannot score it)
 
     @classmethod
     def from_rankings(

@@ -1,9 +1,9 @@
 """The text branch of a loaded SKB: indexes opened (or built once) from what Neo4j holds, weights from disk.
 
 The indexes are keyed by the SKB's load fingerprint, so a reload of other content rebuilds them and a restart
-only loads them. Dense fields are the name, the type's text fields and the whole document (a key of
-its own, and the VSS baseline); relation fields are lexical only: a list of neighbour names is matched by words, and embedding
-one per node per relation would cost more than the whole load for little gain.
+only loads them. Dense fields are the name, the type's text fields and the whole document (a key of its own,
+and the VSS baseline); relation fields are lexical only: a list of neighbour names is matched by words, and
+embedding one per node per relation would cost more than the whole load for little gain.
 """
 
 from __future__ import annotations
