@@ -145,6 +145,11 @@ class Settings(BaseSettings):
     doc_anchor_min_score: float = Field(
         default=0.5, ge=0.0, le=1.0, description="Least document cosine for a described clause to become an anchor"
     )
+    doc_anchor_fields: bool = Field(
+        default=True,
+        description="Bind a described entity's candidates by their documents and their own text fields "
+        "(a definition) together, not by the documents alone",
+    )
     extraction_demos: Path | None = Field(
         default=None,
         description="LLM extraction: demonstrations from a training split (`grasp train demos`). "

@@ -22,7 +22,7 @@ from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
-from grasp_agent.graph_branch.ranking import ExecutionSettings, GraphRanking, PlanRunner
+from grasp_agent.graph_branch.ranking import ExecutionSettings, FieldSimilarity, GraphRanking, PlanRunner
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
@@ -190,6 +190,12 @@ class GraphBranch:
         """The same extraction, linking and execution with another planner."""
         branch = copy.copy(self)
         branch._planner = planner
+        return branch
+
+    def with_field_similarity(self, similarity: FieldSimilarity | None) -> GraphBranch:
+        """The same branch, binding described entities by their own text fields too (see `PlanRunner`)."""
+        branch = copy.copy(self)
+        branch._runner = self._runner.with_field_similarity(similarity)
         return branch
 
     def execute(

@@ -97,15 +97,16 @@ class GraphProcedures:
     def execute(
         self,
         plan_json: str,
-        anchor_vectors: Mapping[str, Sequence[float]],
+        anchor_vectors: Mapping[str, Sequence[float] | Sequence[Mapping[str, Any]]],
         relevance_vector: Sequence[float] | None,
         limit: int,
         config: Mapping[str, Any] | None = None,
     ) -> list[RankedNode]:
+        """`anchor_vectors`: per anchor variable its embedding, or its candidates as given ({id, score} each)."""
         rows = self._read(
             "execute_plan",
             plan=plan_json,
-            anchorVectors={var: [float(x) for x in vector] for var, vector in anchor_vectors.items()},
+            anchorVectors={var: _anchor_input(given) for var, given in anchor_vectors.items()},
             relevanceVector=None if relevance_vector is None else [float(x) for x in relevance_vector],
             limit=limit,
             config=dict(config or {}),
@@ -121,3 +122,11 @@ class GraphProcedures:
             )
             for r in rows
         ]
+
+
+def _anchor_input(given: Sequence[float] | Sequence[Mapping[str, Any]]) -> list[Any]:
+    """A vector as floats, or bindings as {id, score} with a float score."""
+    return [
+        {"id": item["id"], "score": float(item["score"])} if isinstance(item, Mapping) else float(item)
+        for item in given
+    ]

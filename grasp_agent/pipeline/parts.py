@@ -92,9 +92,21 @@ def assemble_parts(
     """Every part of the loaded SKB (`skb_name`, or the only one). The text indexes are built on first use;
     a text branch that cannot open is recorded, not raised, so the graph branch still serves."""
     heuristic = GraphBranch.build(driver, settings, embedder, skb_name=skb_name)
+    schema = heuristic.context.schema
+    text_branch, unavailable = None, None
+    try:
+        text_branch = open_text_branch(driver, settings, embedder, schema, progress=progress)
+    except TextBranchError as error:
+        unavailable = f"text branch unavailable: {error}"
+        logger.warning(unavailable)
+    # described entities are bound by the nodes' own text fields too, from the text branch's dense fields
+    similarity = text_branch.dense if settings.doc_anchor_fields and text_branch is not None else None
+    heuristic = heuristic.with_field_similarity(similarity)
     branches: dict[PlannerName, GraphBranch] = {"heuristic": heuristic}
     if llm is not None:
-        branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name)
+        branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name).with_field_similarity(
+            similarity
+        )
     if BankStore(driver, settings.neo4j_database).identity() is not None:
         branches["pathbank"] = heuristic.with_planner(
             PathBankPlanner(
@@ -106,13 +118,6 @@ def assemble_parts(
             "GRASP_PLANNER=pathbank needs a Path-Bank in the database: run "
             "`grasp adapath build-bank --queries F` first (or choose another planner)"
         )
-    schema = heuristic.context.schema
-    text_branch, unavailable = None, None
-    try:
-        text_branch = open_text_branch(driver, settings, embedder, schema, progress=progress)
-    except TextBranchError as error:
-        unavailable = f"text branch unavailable: {error}"
-        logger.warning(unavailable)
     tables = choose_fusion_tables(settings, schema.name, embedder.model_id)
     reranker = make_reranker(settings, embedder, llm, schema)
     configuration = resolve_configuration(settings, tables, reranker.model_id if reranker is not None else None)

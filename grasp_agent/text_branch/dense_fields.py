@@ -35,7 +35,7 @@ from tqdm import tqdm
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, index_directory
-from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+from grasp_agent.text_branch.fields import DOC_FIELD, NAME_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
 from grasp_agent.text_branch.index_store import install_build, read_manifest
 
 logger = logging.getLogger(__name__)
@@ -87,6 +87,8 @@ class DenseFieldIndex:
         self.dimension = dimension
         self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
         self._fields = dict(fields)
+        self._row_of: dict[NodeId, int] | None = None  # id -> corpus row, built on first use
+        self._position_of: dict[str, np.ndarray] = {}  # field -> vector position of each corpus row (-1: none)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -264,6 +266,34 @@ class DenseFieldIndex:
             tuple(self.ids[row] for row in rows[candidates][order]),
             tuple(float(score) for score in scores[order]),
         )
+
+    def best_field_cosine(
+        self, query_vector: np.ndarray, ids: Sequence[NodeId], fields: Sequence[str] | None = None
+    ) -> list[float | None]:
+        """Per node, the best cosine of the unit `query_vector` with its vectors in `fields` (default: every
+        indexed field but the name and the document: the node's own text, such as a definition); None for a
+        node without text in any of them."""
+        vector = self._queries(query_vector)
+        if vector.ndim != 1:
+            raise TextBranchError(f"best_field_cosine takes one query vector of shape ({self.dimension},)")
+        names = list(fields) if fields is not None else [name for name in self.fields if name != NAME_FIELD]
+        if self._row_of is None:
+            self._row_of = {node_id: row for row, node_id in enumerate(self.ids)}
+        rows = [self._row_of.get(node_id) for node_id in ids]
+        best: list[float | None] = [None] * len(rows)
+        for name in names:
+            dense = self._field(name)
+            if name not in self._position_of:
+                position = np.full(len(self.ids), -1, dtype=np.int64)
+                position[dense.rows] = np.arange(len(dense.rows))
+                self._position_of[name] = position
+            for i, row in enumerate(rows):
+                at = -1 if row is None else int(self._position_of[name][row])
+                if at >= 0:
+                    cosine = float(dense.vectors[at] @ vector)
+                    previous = best[i]
+                    best[i] = cosine if previous is None else max(previous, cosine)
+        return best
 
     def _queries(self, vectors: np.ndarray) -> np.ndarray:
         array = np.asarray(vectors, dtype=np.float32)

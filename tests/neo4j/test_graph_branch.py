@@ -79,6 +79,42 @@ def test_a_described_phenotype_is_anchored_through_the_document_index(
     assert "OMIM:619340" in result.ranking.node_ids  # DEE 96 has epileptic spasms
 
 
+def test_a_described_phenotype_is_bound_by_its_definition_too(
+    driver: Driver, test_settings: Settings, embedder: GraspEmbedder, hpo_slice: object
+) -> None:
+    """With the text branch's field vectors, the runner passes a described entity's candidates as bindings,
+    scored by the better of document and definition cosine: the defined term first, at its definition's
+    cosine; execute and the compiled Cypher use those bindings."""
+    from grasp_agent.skb.context import read_skb_context
+    from grasp_agent.text_branch.from_database import open_text_branch
+
+    records, _, _ = driver.execute_query("MATCH (p:Phenotype {id: 'HP:0011097'}) RETURN p.doc AS doc")
+    definition = records[0]["doc"].split("definition: ", 1)[1].split(".", 1)[0]
+    schema = read_skb_context(driver, test_settings.neo4j_database).schema
+    text = open_text_branch(driver, test_settings, embedder, schema)
+    assert text.dense is not None
+    branch = GraphBranch.build(driver, test_settings, embedder).with_field_similarity(text.dense)
+    result = branch.run(f'Which diseases present with the abnormality described as "{definition}"?', with_cypher=True)
+    plan = result.planning.plan
+    assert plan is not None and [a.match_mode.value for a in plan.anchors] == ["doc"]
+    anchor = plan.anchors[0]
+    bindings = branch.runner.anchor_inputs(plan)[anchor.var]
+    vector = branch.runner.anchor_vectors(plan)[anchor.var]
+    by_document = {
+        link.node_id: link.score
+        for link in branch.procedures.link_many({anchor.var: vector}, ["Phenotype"], "doc", 10, 0.0)[anchor.var]
+    }
+    # the definition is closer than the whole document (name, synonyms, neighbours' names dilute it)
+    assert bindings[0]["id"] == "HP:0011097" and bindings[0]["score"] > by_document["HP:0011097"] + 0.05
+    assert [b["score"] for b in bindings] == sorted((b["score"] for b in bindings), reverse=True)
+    assert "OMIM:619340" in result.ranking.node_ids
+    compiled = result.ranking.compiled  # the Cypher a user can paste: with the same bindings
+    assert compiled is not None
+    assert [b["id"] for b in compiled.params[f"bindings_{anchor.var}"]] == [b["id"] for b in bindings]
+    direct, _, _ = driver.execute_query(compiled.query, compiled.params)
+    assert set(result.ranking.node_ids) <= {r["nodeId"] for r in direct}
+
+
 def test_a_mention_typed_wrongly_gets_the_strong_type_added(
     hpo_slice: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
 ) -> None:

@@ -11,7 +11,7 @@ from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole,
 from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
-from grasp_agent.graph_branch.ranking import format_path, without_loops, witness_paths
+from grasp_agent.graph_branch.ranking import format_path, rescored_bindings, without_loops, witness_paths
 from grasp_agent.graph_branch.span_mentions import candidate_spans
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
@@ -383,3 +383,21 @@ def test_a_target_reached_from_itself_is_not_its_own_answer() -> None:
     other_target = {"var": "t", "id": "OMIM:182389", "name": "GEFS+", "label": "Disease"}
     other = RankedNode("OMIM:182389", "GEFS+", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, other_target))
     assert [n.node_id for n in without_loops([itself, other])] == ["OMIM:182389"]
+
+
+def test_a_described_entitys_candidates_are_scored_by_document_or_own_text_whichever_is_closer() -> None:
+    links = [
+        NodeLink("HP:1", "Granulocytosis", "Phenotype", 0.62, 3),
+        NodeLink("HP:2", "Neutropenia", "Phenotype", 0.58, 9),
+    ]
+    links.append(NodeLink("HP:3", "Agranulocytosis", "Phenotype", 0.60, 2))
+    # HP:2's definition is what the question says (0.95); HP:3 has no text field: its document decides
+    bindings = rescored_bindings(links, [0.40, 0.95, None])
+    assert bindings == [{"id": "HP:2", "score": 0.95}]  # 0.62 and 0.60 fall below 0.9 x 0.95
+    assert [b["id"] for b in rescored_bindings(links, [0.40, 0.60, None], tau=0.9)] == ["HP:1", "HP:2", "HP:3"]
+    assert rescored_bindings(links, [None, None, None]) == [
+        {"id": "HP:1", "score": 0.62},
+        {"id": "HP:3", "score": 0.60},
+        {"id": "HP:2", "score": 0.58},
+    ]  # no text field anywhere: the document ranking as grasp.link gives it
+    assert rescored_bindings([], []) == []

@@ -269,6 +269,24 @@ def test_a_candidate_outside_a_keys_top_gets_its_own_score_there() -> None:
     assert CandidateScores.from_rankings(rankings, KEYS).rank(uniform).ids == ("b", "a", "c")  # without: a first
 
 
+def test_best_field_cosine_is_the_closest_own_text_field_of_each_node() -> None:
+    rng = np.random.default_rng(11)
+    vectors = unit_rows(rng, 4)
+    table = {"Seizure": vectors[0], "fits": vectors[1], "a brain storm": vectors[2], "Dravet": vectors[3]}
+    corpus = FieldCorpus(
+        ("P1", "D1"),
+        ("Phenotype", "Disease"),
+        {"name": ("Seizure", "Dravet"), "synonyms": ("fits", ""), "definition": ("a brain storm", "")},
+        ("Seizure doc", "Dravet doc"),
+    )
+    index = DenseFieldIndex.build(corpus, TableEmbedder(table | {"": vectors[0]}))
+    query = vectors[2]
+    best = index.best_field_cosine(query, ["P1", "D1", "nowhere"])
+    assert best[0] == pytest.approx(max(float(vectors[1] @ query), 1.0))  # the definition itself: cosine 1
+    assert best[1:] == [None, None]  # D1 has no text but its name; an unknown id has nothing
+    assert index.best_field_cosine(query, ["P1"], fields=["synonyms"]) == [pytest.approx(float(vectors[1] @ query))]
+
+
 def conditional_examples(count: int, seed: int) -> list[WeightExample]:
     """Key j is right exactly when the query points along axis j: a task only query-conditioned weights solve.
 

@@ -124,6 +124,10 @@ public final class PlanExecutor {
         for (Plan.Anchor anchor : plan.anchors()) {
             AnchorLinker.Settings settings = AnchorLinker.Settings.of(anchor.matchMode(), config.k(), config.tau());
             Object vector = vectors.get(anchor.var());
+            if (AnchorBindings.given(vector)) { // linked by the caller
+                bindings.put(anchor.var(), AnchorBindings.check("anchorVectors." + anchor.var(), vector));
+                continue;
+            }
             List<AnchorLinker.Binding> found;
             if (vector instanceof List<?> list) {
                 found = linker.byVector(anchor.type(), anchor.matchMode(),

@@ -5,7 +5,6 @@ import grasp.cypher.CypherIdentifier;
 import grasp.link.VectorIndexes;
 import grasp.schema.GraphSchema;
 import grasp.schema.SchemaCache;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,7 +123,8 @@ public final class PlanProcedures {
 
     @Procedure(name = "grasp.plan.execute", mode = Mode.READ)
     @Description("grasp.plan.execute(planJson, anchorVectors, relevanceVector = null, limit = 100, config = {}) - "
-            + "validates, links each anchor by its vector (or, without one, by exact name), runs the compiled query "
+            + "validates, links each anchor by its vector (or, without one, by exact name; or takes its candidates as "
+            + "given, a list of {id, score}), runs the compiled query "
             + "within a row and time budget, adds denseWeight x cosine(relevanceVector, doc_embedding) and returns the "
             + "top rows by score. limit: 1.." + PlanExecutor.MAX_LIMIT + ". config: k, tau, maxRows (200000, at most "
             + ConfigValues.MAX_ROWS + "), timeoutMs (5000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), denseWeight "
@@ -134,7 +134,7 @@ public final class PlanProcedures {
             + "'plan exceeded the time budget' and that transaction is terminated.")
     public Stream<ExecuteResult> execute(
             @Name(value = "planJson", description = "The plan JSON.") String planJson,
-            @Name(value = "anchorVectors", description = "Anchor variable -> embedding of its text (LIST<FLOAT>).")
+            @Name(value = "anchorVectors", description = "Anchor variable -> embedding of its text (LIST<FLOAT>), or its candidate nodes as a list of {id, score}.")
                     Map<String, Object> anchorVectors,
             @Name(value = "relevanceVector", defaultValue = "null", description = "Embedding of relevance_text, or null.")
                     List<Double> relevanceVector,
@@ -153,16 +153,7 @@ public final class PlanProcedures {
             if (!anchors.contains(entry.getKey())) {
                 throw new IllegalArgumentException(where + " is not an anchor variable; anchors: " + anchors);
             }
-            if (!(entry.getValue() instanceof List<?> list)) {
-                throw new IllegalArgumentException(where + " must be a list of {id, score}; got " + entry.getValue());
-            }
-            List<Map<String, Object>> rows = new ArrayList<>();
-            for (Object item : list) {
-                if (!(item instanceof Map<?, ?> map) || map.get("id") == null || !(map.get("score") instanceof Number)) {
-                    throw new IllegalArgumentException(where + " items must be {id, score} with a numeric score; got " + item);
-                }
-                rows.add(Map.of("id", map.get("id"), "score", map.get("score")));
-            }
+            List<Map<String, Object>> rows = AnchorBindings.check(where, entry.getValue());
             checked.put(entry.getKey(), rows);
         }
         return checked;

@@ -110,6 +110,25 @@ class PlanExecuteTest extends SmallKbTest {
     }
 
     @Test
+    void anchorCandidatesGivenByTheCallerAreUsedAsGiven() {
+        // linked by the caller: only HP:2, at its own score (the vector would bind HP:1 at 1.0 and HP:2 at 0.96)
+        List<Record> rows = execute(ONE_HOP, Map.of("a1", List.of(Map.of("id", "HP:2", "score", 0.7))), null, Map.of());
+        assertThat(ids(rows)).containsExactly("D:2");
+        assertThat(scores(rows, "anchorScore").get(0)).isCloseTo(0.7, within(1e-6));
+        // the same bindings through execute and compile run the same query
+        Map<String, Object> bindings = Map.of("a1", List.of(Map.of("id", "HP:1", "score", 0.5), Map.of("id", "HP:2", "score", 0.9)));
+        Record compiled = kb.run("CALL grasp.plan.compile($plan, $bindings)", Map.of("plan", ONE_HOP, "bindings", bindings)).get(0);
+        List<Record> direct = kb.run(compiled.get("query").asString(), compiled.get("params").asMap());
+        List<Record> executed = execute(ONE_HOP, bindings, null, Map.of());
+        assertThat(ids(executed)).containsExactly("D:2", "D:1").isEqualTo(ids(direct));
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("a1", List.of(Map.of("id", "HP:2"))), null, Map.of()))
+                .hasMessageContaining("anchorVectors.a1 items must be {id, score} with a finite numeric score");
+        assertThatThrownBy(() -> execute(ONE_HOP, Map.of("a1", List.of(Map.of("id", "HP:2", "score", Double.NaN))), null, Map.of()))
+                .hasMessageContaining("anchorVectors.a1 items must be {id, score} with a finite numeric score");
+        assertThat(execute(ONE_HOP, Map.of("a1", List.of(Map.of("id", "no such node", "score", 1.0))), null, Map.of())).isEmpty();
+    }
+
+    @Test
     void compiledQueryRunsAsIsAndAgreesWithExecute() {
         for (String plan : List.of(ONE_HOP, PlanValidateTest.TWO_HOP, TWO_ANCHORS, BRANCHED)) {
             Map<String, Object> bindings = new HashMap<>();
