@@ -73,7 +73,7 @@ def time_execution(branch: GraphBranch, result: GraphBranchResult, repeats: int)
     if plan is None:
         return None
     runner, procedures = branch.runner, branch.procedures
-    anchors = runner.anchor_vectors(plan)
+    anchors = runner.anchor_inputs(plan)  # as a search passes them (bindings for described entities)
     start = time.perf_counter()
     relevance = runner.relevance_vector(plan, result.question)
     embed_ms = _ms(start)
