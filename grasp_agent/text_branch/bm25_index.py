@@ -28,7 +28,14 @@ from tqdm import tqdm
 from grasp_agent.config import Settings
 from grasp_agent.identifiers import is_identifier
 from grasp_agent.optional_imports import require
-from grasp_agent.text_branch.fields import DOC_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+from grasp_agent.text_branch.fields import (
+    DOC_FIELD,
+    FieldCorpus,
+    NodeId,
+    NodePositions,
+    ScoredNodes,
+    TextBranchError,
+)
 from grasp_agent.text_branch.index_store import install_build
 from grasp_agent.text_branch.index_store import read_manifest as read_stored_manifest
 
@@ -133,8 +140,7 @@ class LexicalIndex:
         self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
         self._indexes = dict(indexes)
         self._tokenize = QueryTokenizer(config)
-        self._rows: dict[NodeId, int] | None = None  # id -> row, built on first use
-        self._positions_of: dict[str, np.ndarray] = {}  # field -> document position of each row (-1: none)
+        self._positions = NodePositions(self.ids)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -143,7 +149,7 @@ class LexicalIndex:
 
     def labels_of(self, ids: Iterable[NodeId]) -> dict[NodeId, str]:
         """The type of each of `ids` that this index holds; ids it does not hold are left out."""
-        rows = self._row_of()
+        rows = self._positions.row_of
         return {node_id: self.node_types[self._label_codes[rows[node_id]]] for node_id in ids if node_id in rows}
 
     # ---- building and persistence ---------------------------------------------------------------------
@@ -224,28 +230,16 @@ class LexicalIndex:
         tokens = self._tokenize(query)
         return QueryFieldScores(self, {name: self._indexes[name].scores(tokens) for name in names}, node_type)
 
-    def _row_of(self) -> dict[NodeId, int]:
-        if self._rows is None:
-            self._rows = {node_id: row for row, node_id in enumerate(self.ids)}
-        return self._rows
-
     def _eligible(self, field: str, node_type: str | None) -> np.ndarray | None:
         """bool (documents of `field`,): which are of `node_type`; None when every type counts."""
         if node_type is None:
             return None
         return self._label_codes[self._indexes[field].rows] == self.node_types.index(node_type)
 
-    def _positions(self, field: str, ids: Sequence[NodeId]) -> np.ndarray:
+    def _positions_in(self, field: str, ids: Sequence[NodeId]) -> np.ndarray:
         """int64 (len(ids),): each node's document position in `field`, -1 where it has no text there (or is
         not in the index)."""
-        row_of = self._row_of()
-        if field not in self._positions_of:
-            index = self._indexes[field]
-            position = np.full(len(self.ids), -1, dtype=np.int64)
-            position[index.rows] = np.arange(len(index.rows))
-            self._positions_of[field] = position
-        rows = np.asarray([row_of.get(node_id, -1) for node_id in ids], dtype=np.int64)
-        return np.where(rows >= 0, self._positions_of[field][np.maximum(rows, 0)], -1)
+        return self._positions.in_field(field, self._indexes[field].rows, ids)
 
 
 @dataclass(frozen=True)
@@ -267,7 +261,7 @@ class QueryFieldScores:
         """float64 (len(ids),): the score of each node in `field`; 0 for a node without text there or of
         another type than the one asked for."""
         scores = self.by_field[field]
-        positions = self.index._positions(field, ids)
+        positions = self.index._positions_in(field, ids)
         found = np.where(positions >= 0, scores[np.maximum(positions, 0)], 0.0).astype(np.float64)
         eligible = self.index._eligible(field, self.node_type)
         if eligible is not None:

@@ -35,7 +35,15 @@ from tqdm import tqdm
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, index_directory
-from grasp_agent.text_branch.fields import DOC_FIELD, NAME_FIELD, FieldCorpus, NodeId, ScoredNodes, TextBranchError
+from grasp_agent.text_branch.fields import (
+    DOC_FIELD,
+    NAME_FIELD,
+    FieldCorpus,
+    NodeId,
+    NodePositions,
+    ScoredNodes,
+    TextBranchError,
+)
 from grasp_agent.text_branch.index_store import install_build, read_manifest
 
 logger = logging.getLogger(__name__)
@@ -87,8 +95,7 @@ class DenseFieldIndex:
         self.dimension = dimension
         self._label_codes = np.asarray([self.node_types.index(label) for label in labels], dtype=np.int32)
         self._fields = dict(fields)
-        self._row_of: dict[NodeId, int] | None = None  # id -> corpus row, built on first use
-        self._position_of: dict[str, np.ndarray] = {}  # field -> vector position of each corpus row (-1: none)
+        self._positions = NodePositions(self.ids)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -277,23 +284,15 @@ class DenseFieldIndex:
         if vector.ndim != 1:
             raise TextBranchError(f"best_field_cosine takes one query vector of shape ({self.dimension},)")
         names = list(fields) if fields is not None else [name for name in self.fields if name != NAME_FIELD]
-        if self._row_of is None:
-            self._row_of = {node_id: row for row, node_id in enumerate(self.ids)}
-        rows = [self._row_of.get(node_id) for node_id in ids]
-        best: list[float | None] = [None] * len(rows)
+        best = np.full(len(ids), -np.inf)
         for name in names:
             dense = self._field(name)
-            if name not in self._position_of:
-                position = np.full(len(self.ids), -1, dtype=np.int64)
-                position[dense.rows] = np.arange(len(dense.rows))
-                self._position_of[name] = position
-            for i, row in enumerate(rows):
-                at = -1 if row is None else int(self._position_of[name][row])
-                if at >= 0:
-                    cosine = float(dense.vectors[at] @ vector)
-                    previous = best[i]
-                    best[i] = cosine if previous is None else max(previous, cosine)
-        return best
+            at = self._positions.in_field(name, dense.rows, ids)
+            found = at >= 0
+            cosines = np.full(len(ids), -np.inf)
+            cosines[found] = dense.vectors[at[found]] @ vector
+            best = np.maximum(best, cosines)
+        return [float(cosine) if np.isfinite(cosine) else None for cosine in best]
 
     def _queries(self, vectors: np.ndarray) -> np.ndarray:
         array = np.asarray(vectors, dtype=np.float32)

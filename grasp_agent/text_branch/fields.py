@@ -63,6 +63,34 @@ class NodeFields:
     name_vector: np.ndarray | None = field(default=None, compare=False)  # the name's (cut at 64 tokens)
 
 
+class NodePositions:
+    """Where the nodes of a corpus sit: each id's corpus row, and its position in a field's arrays (a field
+    holds only the nodes with text in it, in the corpus rows it lists). Both maps are built on first use, so
+    opening an index costs nothing until a lookup needs them."""
+
+    def __init__(self, ids: Sequence[NodeId]) -> None:
+        self._ids = ids
+        self._row: dict[NodeId, int] | None = None
+        self._in_field: dict[str, np.ndarray] = {}  # field -> position of each corpus row there (-1: none)
+
+    @property
+    def row_of(self) -> Mapping[NodeId, int]:
+        if self._row is None:
+            self._row = {node_id: row for row, node_id in enumerate(self._ids)}
+        return self._row
+
+    def in_field(self, field: str, field_rows: np.ndarray, ids: Sequence[NodeId]) -> np.ndarray:
+        """int64 (len(ids),): each node's position in `field`, whose arrays hold the corpus rows `field_rows`;
+        -1 for a node without text there or not in the corpus."""
+        if field not in self._in_field:
+            position = np.full(len(self._ids), -1, dtype=np.int64)
+            position[field_rows] = np.arange(len(field_rows))
+            self._in_field[field] = position
+        row_of = self.row_of
+        rows = np.asarray([row_of.get(node_id, -1) for node_id in ids], dtype=np.int64)
+        return np.where(rows >= 0, self._in_field[field][np.maximum(rows, 0)], -1)
+
+
 @dataclass(frozen=True)
 class ScoredNodes:
     """A ranking from one source (a field's BM25, the document, a combination), best first."""
