@@ -73,3 +73,36 @@ def _show_answers(rows: list[tuple[int, int]]) -> None:
             f"{sum(sizes) / len(sizes):.1f}",
         )
     console.print(table)
+
+
+@friendly_errors
+def build_novel(
+    out: Path = typer.Option(..., "--out", help="The novel-wording set to write (JSONL)."),
+    groups_out: Path = typer.Option(..., "--groups-out", help="The perturbation groups to write (JSONL)."),
+    seed: int = SEED,
+    per_cell: int = typer.Option(4, "--per-cell", min=1, help="Questions per kind and wording family."),
+    exclude: Path | None = typer.Option(
+        None, "--exclude", help="A benchmark file whose requirements are left out (e.g. docs/eval/hpo_bench.jsonl)."
+    ),
+) -> None:
+    """HPO questions in wording families the benchmark never uses (vignettes, X-related, terse, lists, lower
+    case, typos, abbreviations, paraphrased definitions, irrelevant context), answers from the graph."""
+    from grasp_agent.evaluation.novel_wording import FAMILIES, KINDS, build_novel_wording, write_queries
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.skb.hpo import HpoSource
+
+    started = time.perf_counter()
+    excluded = frozenset(query.id for query in read_queries(exclude)) if exclude is not None else frozenset()
+    queries, groups = build_novel_wording(HpoSource(), seed, per_cell, excluded)
+    write_queries(out, queries)
+    write_queries(groups_out, groups)
+    console.print(
+        f"{len(queries)} questions to {out}, {len(groups)} in perturbation groups to {groups_out} "
+        f"in {time.perf_counter() - started:.1f} s",
+        highlight=False,
+    )
+    cells = Counter((query.template, query.family) for query in queries)
+    table = Table("kind", *FAMILIES, title="questions per kind x wording family")
+    for kind in KINDS:
+        table.add_row(kind, *[str(cells[kind, family]) for family in FAMILIES])
+    console.print(table)
