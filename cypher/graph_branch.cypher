@@ -19,5 +19,10 @@ RETURN query, params;
 
 // name: execute_plan
 CALL grasp.plan.execute($plan, $anchorVectors, $relevanceVector, $limit, $config)
-  YIELD nodeId, name, anchorScore, denseScore, score, witness
-RETURN nodeId, name, anchorScore, denseScore, score, witness;
+  YIELD nodeId, name, anchorScore, denseScore, score, witness, exact
+RETURN nodeId, name, anchorScore, denseScore, score, witness, exact;
+
+// name: names_and_synonyms
+// Every node of one label with its name and the values of its synonym properties (the name dictionary).
+MATCH (n:{{label}})
+RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS synonyms;

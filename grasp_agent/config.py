@@ -131,11 +131,29 @@ class Settings(BaseSettings):
     )
     graph_max_rows: int = Field(default=200_000, ge=1, le=100_000_000, description="Path rows one plan may enumerate")
     graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
+    graph_relax_below: int = Field(
+        default=1,
+        ge=0,
+        le=100_000,
+        description="Soft constraints: with fewer targets than this matching the whole plan, rank targets by the "
+        "specificity-weighted share of the plan they match (0: never)",
+    )
+    graph_hierarchy_discount: float = Field(
+        default=0.8,
+        ge=0.0,
+        le=1.0,
+        description="In the soft pass, what a bound node's parent or child term counts of its score (0: none)",
+    )
     graph_relevance_fallback: bool = Field(
         default=False,
         description="A plan without relevance text rescores its "
         "targets by the question (GRASP's rule; off: it cost 0.029 Hit@1 on the "
         "HPO valid split) instead of leaving them in anchor-score order",
+    )
+    name_dictionary: bool = Field(
+        default=True,
+        description="Find the loaded SKB's exact names and synonyms in questions (any case, inside hyphen "
+        "compounds, plurals) before the embedding linker, and link them as their nodes' names",
     )
     doc_anchors: bool = Field(
         default=True,

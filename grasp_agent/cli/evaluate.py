@@ -141,3 +141,40 @@ def show(report: EvaluationReport, wall: float, queries: int) -> None:
             f"MRR {c.mrr_delta:+.3f} [{c.mrr_ci[0]:+.3f}, {c.mrr_ci[1]:+.3f}] (bootstrap p {c.bootstrap_p:.4f})",
             highlight=False,
         )
+
+
+@app.command()
+@friendly_errors
+def perturbation(
+    runs: Path = typer.Option(..., "--runs", help="A folder `grasp eval --out` wrote for perturbation groups."),
+    queries: Path = typer.Option(
+        ..., "--queries", help="The groups' query file (docs/eval/novel-wording/perturbation-groups.jsonl)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
+) -> None:
+    """Per system, the share of question groups (one requirement worded several ways) whose members all rank
+    the same node first, and the share where that node is also an answer. No database is needed."""
+    from grasp_agent.evaluation.perturbation import perturbation_summary
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.evaluation.run_files import read_runs
+
+    questions = read_queries(queries)
+    systems, _ = read_runs(runs)
+    summaries = [
+        perturbation_summary(name, questions, {run.query_id: run.ranked for run in found.runs})
+        for name, found in systems.items()
+    ]
+    if as_json:
+        print_json(
+            {
+                s.system: {"groups": s.groups, "stable": s.stable_share, "stable_and_right": s.right_share}
+                for s in summaries
+            }
+        )
+        return
+    table = Table("system", "groups", "one top answer", "... and it is right", title="perturbation check")
+    for s in summaries:
+        table.add_row(
+            s.system, str(s.groups), f"{s.stable} ({s.stable_share:.2f})", f"{s.stable_and_right} ({s.right_share:.2f})"
+        )
+    console.print(table)

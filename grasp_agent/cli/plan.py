@@ -110,6 +110,7 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
         "cypher": ranking.compiled.query if ranking.compiled is not None else None,
         "cypher_params": ranking.compiled.params if ranking.compiled is not None else None,
         "ranked": len(ranking.nodes),
+        "partial": ranking.partial,
         "empty_reason": ranking.reason if not ranking.nodes else None,
         "targets": [
             {
@@ -175,7 +176,8 @@ def show_result(result: GraphBranchResult, top: int) -> None:
                 paths,
             )
         console.print(ranked)
-        console.print(f"{len(ranking.nodes)} targets ranked")
+        partial = " by partial match (no node matches the whole plan; soft constraints)" if ranking.partial else ""
+        console.print(f"{len(ranking.nodes)} targets ranked{partial}")
     console.print("timings (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in result.timings_ms.items()), highlight=False)
 
 

@@ -20,6 +20,7 @@ from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
 from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
 from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.name_dictionary import NameDictionary, read_name_dictionary
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.ranking import ExecutionSettings, FieldSimilarity, GraphRanking, PlanRunner
@@ -71,6 +72,7 @@ class GraphBranch:
         execution: ExecutionSettings | None = None,
         fallback_extractor: MentionExtractor | None = None,
         described: DescribedMentionFinder | None = None,
+        dictionary: NameDictionary | None = None,
     ) -> None:
         self._procedures = procedures
         self._context = context
@@ -80,7 +82,8 @@ class GraphBranch:
         self._fallback = fallback_extractor
         self._described = described
         self._planner = planner
-        self._runner = PlanRunner(procedures, self._name_embedder, doc_embedder, execution)
+        self._dictionary = dictionary
+        self._runner = PlanRunner(procedures, self._name_embedder, doc_embedder, execution, dictionary=dictionary)
 
     @property
     def context(self) -> SkbContext:
@@ -117,12 +120,17 @@ class GraphBranch:
         name-span finder and the heuristic planner."""
         procedures = GraphProcedures(driver, settings.neo4j_database)
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
-        spans = SpanMentionFinder(procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema)
+        dictionary = read_name_dictionary(procedures, context.schema) if settings.name_dictionary else None
+        spans = SpanMentionFinder(
+            procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema, dictionary=dictionary
+        )
         execution = ExecutionSettings(
             limit=settings.graph_top_k,
             timeout_ms=settings.graph_timeout_ms,
             max_rows=settings.graph_max_rows,
             dense_weight=settings.graph_dense_weight,
+            relax_below=settings.graph_relax_below,
+            hierarchy_discount=settings.graph_hierarchy_discount,
             question_fallback=settings.graph_relevance_fallback,
         )
         described = (
@@ -132,12 +140,16 @@ class GraphBranch:
         )
         if llm is None:
             planner: Planner = HeuristicPlanner(context, min_doc_anchor_score=settings.doc_anchor_min_score)
-            return cls(procedures, context, embedder, spans, planner, execution, described=described)
+            return cls(
+                procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary
+            )
         prompt = planner_prompt(settings.llm_planner_prompt, llm)
         planner = LLMPlanner(llm, context, prompt=prompt)
         # A trained student learned on the span finder's entity tables: serve it the same kind.
         if not llm_extraction or prompt == "student":
-            return cls(procedures, context, embedder, spans, planner, execution, described=described)
+            return cls(
+                procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary
+            )
         return cls(
             procedures,
             context,
@@ -147,6 +159,7 @@ class GraphBranch:
             execution,
             fallback_extractor=spans,
             described=described,
+            dictionary=dictionary,
         )
 
     def run(self, question: str, *, with_cypher: bool = False) -> GraphBranchResult:
@@ -178,7 +191,12 @@ class GraphBranch:
 
     def link(self, mentions: list[Mention]) -> EntityTable:
         return build_entity_table(
-            mentions, self._procedures, self._name_embedder, self._context.labels, doc_embedder=self._doc_embedder
+            mentions,
+            self._procedures,
+            self._name_embedder,
+            self._context.labels,
+            doc_embedder=self._doc_embedder,
+            dictionary=self._dictionary,
         )
 
     def plan(self, question: str, table: EntityTable, *, exclude_examples: Sequence[str] = ()) -> PlanningOutcome:

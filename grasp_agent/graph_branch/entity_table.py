@@ -4,7 +4,8 @@ Rule (GRASP 3.1): a mention is matched against the name index of each predicted 
 degree); one further type is added when its best match is near-exact or beats the predicted types' best by a
 margin, because extractors often guess a plausible but wrong type ("Marfan" as a Gene). A mention in doc mode
 (an entity described, not named) is matched the same way against the document indexes, with the document
-encoder. Attributes are listed without links.
+encoder. Attributes are listed without links. A name mention that writes a name or synonym of the SKB's name
+dictionary (a plural, a lower-case symbol, a synonym) is embedded as that node's name, so it links exactly.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
 
@@ -102,6 +104,7 @@ def build_entity_table(
     labels: Sequence[str],
     links_per_type: int = LINKS_PER_TYPE,
     doc_embedder: GraspEmbedder | None = None,
+    dictionary: NameDictionary | None = None,
 ) -> EntityTable:
     """Links every anchor/target mention against every label's name index (doc-mode mentions: doc index, with
     `doc_embedder`) in one round trip per mode, then keeps the predicted types (+ one strong other type) per
@@ -113,7 +116,7 @@ def build_entity_table(
         }
         if linkable:
             keys = list(linkable)
-            vectors = embedder.embed_texts([linkable[key].text for key in keys])
+            vectors = embedder.embed_texts([linked_text(linkable[key], dictionary) for key in keys])
             found |= procedures.link_many(
                 dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0
             )
@@ -130,3 +133,13 @@ def build_entity_table(
         ordered = kept + ([added] if added else [])
         rows.append(EntityRow(mention, {label: tuple(by_type[label]) for label in ordered}, added))
     return EntityTable(tuple(rows))
+
+
+def linked_text(mention: Mention, dictionary: NameDictionary | None) -> str:
+    """What a mention is embedded as for linking: the name of the node it writes (of a predicted type first)
+    when the dictionary knows it as a name or synonym, else its own text; doc mentions always their text."""
+    if dictionary is None or mention.match_mode is not MatchMode.NAME:
+        return mention.text
+    found = dictionary.lookup(mention.text)
+    preferred = [entry for entry in found if entry.label in mention.types] or list(found)
+    return preferred[0].name if preferred else mention.text

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from neo4j import Driver, RoutingControl
 
-from grasp_agent.cypher_queries import load_statements
+from grasp_agent.cypher_queries import fill_identifiers, load_statements
 
 NodeId = str | int
 
@@ -51,6 +51,7 @@ class RankedNode:
     score: float
     # per anchor, its best path: node {var, id, name, label}, rel {type, direction}, node, ...
     witness: tuple[dict[str, Any], ...] = field(default=())
+    exact: bool = True  # False: no node matched the whole plan, this one matches part of it (soft constraints)
 
 
 class GraphProcedures:
@@ -86,6 +87,21 @@ class GraphProcedures:
             )
         return found
 
+    def names_and_synonyms(self, label: str, fields: Sequence[str]) -> list[tuple[NodeId, str, list[str]]]:
+        """(id, name, synonyms) of every node of `label`; a synonym property may hold a string or a list."""
+        query = fill_identifiers(self._statements["names_and_synonyms"], label=label)
+        records, _, _ = self._driver.execute_query(
+            query, parameters_={"fields": list(fields)}, database_=self._database, routing_=RoutingControl.READ
+        )
+        found = []
+        for record in records:
+            synonyms: list[str] = []
+            for value in record["synonyms"]:
+                values = value if isinstance(value, list) else [value]
+                synonyms.extend(v for v in values if isinstance(v, str) and v.strip())
+            found.append((record["id"], str(record["name"] or ""), synonyms))
+        return found
+
     def validate(self, plan_json: str) -> PlanCheck:
         row = self._read("validate_plan", plan=plan_json)[0]
         return PlanCheck(bool(row["valid"]), tuple(row["errors"]), tuple(row["warnings"]))
@@ -119,6 +135,7 @@ class GraphProcedures:
                 float(r["denseScore"]),
                 float(r["score"]),
                 tuple(r["witness"] or ()),
+                bool(r.get("exact", True)),
             )
             for r in rows
         ]

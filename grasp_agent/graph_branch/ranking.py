@@ -20,8 +20,10 @@ import numpy as np
 from neo4j.exceptions import ClientError
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode, Plan
 from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeLink, RankedNode
+from grasp_agent.ranking import Risk
 
 # grasp.link's doc-mode defaults: 10 candidates per anchor, kept within 0.90 of the best score
 DOC_LINKS = 10
@@ -62,6 +64,16 @@ class GraphRanking:
     def node_ids(self) -> list[Any]:
         return [node.node_id for node in self.nodes]
 
+    @property
+    def partial(self) -> bool:
+        """True when no node matched the whole plan and these are ranked by the share of it they match."""
+        return bool(self.nodes) and not any(node.exact for node in self.nodes)
+
+    def fusion_risk(self, planned: Risk) -> Risk:
+        """The risk dynamic fusion weighs this ranking by: the plan's own, or high when only part of the plan
+        matched (the planner could not know its conjunction would find nobody)."""
+        return Risk.HIGH if self.partial else planned
+
 
 @dataclass(frozen=True)
 class ExecutionSettings:
@@ -71,12 +83,21 @@ class ExecutionSettings:
     timeout_ms: int = 5000
     max_rows: int = 200_000
     dense_weight: float = 1.0
+    relax_below: int = 1  # soft constraints (grasp.plan.execute's relaxBelow, hierarchyDiscount)
+    hierarchy_discount: float = 0.8
     # GRASP rescores by the question when the plan has no relevance_text; off by default (Settings says why)
     question_fallback: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def config(self) -> dict[str, Any]:
-        return {"timeoutMs": self.timeout_ms, "maxRows": self.max_rows, "denseWeight": self.dense_weight, **self.extra}
+        return {
+            "timeoutMs": self.timeout_ms,
+            "maxRows": self.max_rows,
+            "denseWeight": self.dense_weight,
+            "relaxBelow": self.relax_below,
+            "hierarchyDiscount": self.hierarchy_discount,
+            **self.extra,
+        }
 
 
 class PlanRunner:
@@ -87,12 +108,14 @@ class PlanRunner:
         doc_embedder: GraspEmbedder,
         settings: ExecutionSettings | None = None,
         field_similarity: FieldSimilarity | None = None,
+        dictionary: NameDictionary | None = None,
     ) -> None:
         self._procedures = procedures
         self._name_embedder = name_embedder
         self._doc_embedder = doc_embedder
         self._settings = settings or ExecutionSettings()
         self._field_similarity = field_similarity
+        self._dictionary = dictionary
 
     def with_field_similarity(self, similarity: FieldSimilarity | None) -> PlanRunner:
         """The same runner, binding described entities by their own text fields too (None: by documents)."""
@@ -101,10 +124,16 @@ class PlanRunner:
         return runner
 
     def anchor_vectors(self, plan: Plan) -> dict[str, list[float]]:
+        """Each anchor's vector: a described entity's text by the document encoder; a name by the name encoder,
+        as the node name it writes when the name dictionary knows it (a synonym, plural or lower-case symbol
+        then links as its node's own name does)."""
         vectors = {}
         for anchor in plan.anchors:
-            embedder = self._doc_embedder if anchor.match_mode is MatchMode.DOC else self._name_embedder
-            vectors[anchor.var] = embedder.embed_query(anchor.text)
+            if anchor.match_mode is MatchMode.DOC:
+                vectors[anchor.var] = self._doc_embedder.embed_query(anchor.text)
+                continue
+            known = self._dictionary.canonical_name(anchor.text, anchor.type) if self._dictionary else None
+            vectors[anchor.var] = self._name_embedder.embed_query(known or anchor.text)
         return vectors
 
     def anchor_inputs(self, plan: Plan) -> dict[str, Any]:

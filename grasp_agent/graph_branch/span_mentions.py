@@ -1,22 +1,32 @@
-"""Mentions without an LLM: word spans of the question that closely match a node name of some type.
+"""Mentions without an LLM: word spans of the question that are, or closely match, a node name of some type.
 
-Every span of up to `max_words` words that neither starts nor ends with a function word is embedded with the
-name encoder and linked (top 1 per type) in one round trip; spans are then taken greedily, best cosine first,
-longer first on ties, never overlapping. Works because node names are short noun phrases and the name
-encoder scores a paraphrase of a name ("epileptic spasms") close to it (0.94) and a sentence fragment
-around it lower ("present with epileptic spasms", 0.92).
+Two sources of candidates. The SKB's name dictionary (names and synonyms, `name_dictionary`) finds every exact
+name the question writes, in any case, inside hyphen compounds, in the plural; those score 1. Every span of up
+to `max_words` words that neither starts nor ends with a function word is also embedded with the name encoder
+and linked (top 1 per type) in one round trip, for what no dictionary holds (typos, paraphrases). Candidates are
+then taken greedily, best score first, longer first on ties, never overlapping: so an exact whole name beats
+its exact parts ("distal muscle weakness" over "Distal" and "muscle weakness"). An embedded span that contains
+an exact name and links to a longer name holding it ("distal muscle weakenss" -> Distal muscle weakness) counts
+as exact too. Works because node names are short noun phrases and the name encoder scores a paraphrase of a
+name ("epileptic spasms") close to it (0.94) and a sentence fragment around it lower ("present with epileptic
+spasms", 0.92).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
+
+if TYPE_CHECKING:  # name_dictionary imports FUNCTION_WORDS from here
+    from grasp_agent.graph_branch.name_dictionary import NameDictionary
 
 FUNCTION_WORDS = frozenset(
     """
@@ -83,23 +93,57 @@ class SpanMentionFinder:
         schema: SkbSchema,
         min_score: float = DEFAULT_MIN_SCORE,
         max_words: int = MAX_SPAN_WORDS,
+        dictionary: NameDictionary | None = None,
     ) -> None:
         self._procedures = procedures
         self._embedder = name_embedder
         self._schema = schema
         self._min_score = min_score
         self._max_words = max_words
+        self._dictionary = dictionary
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
 
     def extract(self, question: str) -> list[Mention]:
-        mentions = [Mention(text=span.text, types=(label,)) for span, label in self._linked_spans(question)]
+        mentions = [Mention(text=span.text, types=labels) for span, labels in self._linked_spans(question)]
         target = target_mention(question, self._schema, [m.text for m in mentions])
         if target is not None:
             mentions.append(Mention(text=target[1], types=(target[0],), role=MentionRole.TARGET))
         return mentions
 
-    def _linked_spans(self, question: str) -> list[tuple[Span, str]]:
-        spans = candidate_spans(question, self._max_words, excluded=self._type_words)
+    def _linked_spans(self, question: str) -> list[tuple[Span, tuple[str, ...]]]:
+        exact = self._exact_spans(question)
+        embedded = self._embedded_spans(question, exact)
+        return choose_spans([*exact, *embedded])
+
+    def _exact_spans(self, question: str) -> list[ScoredSpan]:
+        """The dictionary's matches as candidates of score 1, except a type word, only function words, or a match
+        inside quotation marks (a quoted passage is a description or a keyword, as the described-mention finder
+        reads it, not a name: 'name ~ "X-linked"')."""
+        if self._dictionary is None:
+            return []
+        quoted = _quoted_ranges(question)
+        found = []
+        for match in self._dictionary.matches(question):
+            words = match.text.lower().split()
+            if match.text.lower() in self._type_words or all(w in FUNCTION_WORDS for w in words):
+                continue
+            if any(start < match.start and match.end <= end for start, end in quoted):
+                continue
+            span = Span(match.start, match.end, match.text, match.words)
+            found.append(ScoredSpan(span, 1.0, match.labels[:2], key=phrase_key(match.text)))
+        return found
+
+    def _embedded_spans(self, question: str, exact: list[ScoredSpan]) -> list[ScoredSpan]:
+        """Spans linked through the name index. One that contains an exact name and links to a longer name holding
+        it scores 1 too, when that name is not itself written exactly in the question and has about as many words
+        as the span (within one): a misspelt longer name ("distal muscle weakenss"), not a fragment around one."""
+        exact_spans = {(item.span.start, item.span.end) for item in exact}
+        exact_keys = {item.key for item in exact}
+        spans = [
+            span
+            for span in candidate_spans(question, self._max_words, excluded=self._type_words)
+            if (span.start, span.end) not in exact_spans
+        ]
         if not spans:
             return []
         vectors = self._embedder.embed_texts([span.text for span in spans])
@@ -108,10 +152,50 @@ class SpanMentionFinder:
         scored = []
         for i, span in enumerate(spans):
             best = max(links[str(i)], key=lambda link: link.score, default=None)
-            if best is not None and best.score >= self._min_score:
-                scored.append((best.score, span.words, span, best.label))
-        chosen: list[tuple[Span, str]] = []
-        for _, _, span, label in sorted(scored, key=lambda item: (-item[0], -item[1], item[2].start)):
-            if all(span.end <= other.start or span.start >= other.end for other, _ in chosen):
-                chosen.append((span, label))
-        return sorted(chosen, key=lambda item: item[0].start)
+            if best is None or best.score < self._min_score:
+                continue
+            linked_key = phrase_key(best.name)
+            inside = [item for item in exact if item.span.start >= span.start and item.span.end <= span.end]
+            cuts = any(
+                item.span.start < span.end and span.start < item.span.end and item not in inside for item in exact
+            )
+            promoted = (
+                not cuts
+                and linked_key not in exact_keys
+                and abs(len(linked_key.split()) - len(phrase_key(span.text).split())) <= 1
+                and any(
+                    _contains_words(linked_key, item.key) and len(linked_key.split()) > len(item.key.split())
+                    for item in inside
+                )
+            )
+            scored.append(ScoredSpan(span, 1.0 if promoted else best.score, (best.label,), promoted=promoted))
+        return scored
+
+
+@dataclass(frozen=True)
+class ScoredSpan:
+    span: Span
+    score: float
+    labels: tuple[str, ...]
+    key: str = ""  # the dictionary key of an exact match
+    promoted: bool = False  # an embedded span scored as exact (see SpanMentionFinder._embedded_spans)
+
+
+def choose_spans(candidates: list[ScoredSpan]) -> list[tuple[Span, tuple[str, ...]]]:
+    """Greedy, best score first, then more words, exact names before promoted spans, then earlier; never
+    overlapping; in question order. Pure."""
+    chosen: list[ScoredSpan] = []
+    for item in sorted(candidates, key=lambda c: (-c.score, -c.span.words, c.promoted, c.span.start)):
+        if all(item.span.end <= other.span.start or item.span.start >= other.span.end for other in chosen):
+            chosen.append(item)
+    return [(item.span, item.labels) for item in sorted(chosen, key=lambda c: c.span.start)]
+
+
+def _contains_words(key: str, part: str) -> bool:
+    return f" {part} " in f" {key} "
+
+
+def _quoted_ranges(question: str) -> list[tuple[int, int]]:
+    """(start, end) of each passage between a pair of quotation marks."""
+    marks = [i for i, ch in enumerate(question) if ch in _QUOTE_MARKS]
+    return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]

@@ -134,7 +134,8 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
         text_ids = of_asked_type(text_ids, node_labels(parts, state, text_ids), asked)
     mode = state["options"].fusion or parts.configuration.fusion_policy.value
     if mode == "dynamic" and planning is not None and planning.plan is not None:
-        result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, planning.plan.risk, parts.fusion_tables)
+        risk = graph.fusion_risk(planning.plan.risk) if graph is not None else planning.plan.risk
+        result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, risk, parts.fusion_tables)
     else:
         result = static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
     if asked is None or policy != "prior":

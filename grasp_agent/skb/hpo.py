@@ -56,6 +56,7 @@ HPO_SCHEMA = SkbSchema(
         NodeType(
             label="Phenotype",
             text_fields=("definition", "synonyms", "comment"),
+            synonym_fields=("synonyms",),
             description="An HPO term, e.g. HP:0001250 Seizure",
             aliases=("phenotypic abnormality", "symptom", "sign", "feature", "finding", "abnormality", "trait"),
         ),

@@ -74,6 +74,21 @@ def _other_loaded_skb(session: Session, name: str) -> str | None:
     return others[0] if others else None
 
 
+def describes_same_data(stored: SkbSchema, current: SkbSchema) -> bool:
+    """Whether two schemas differ only in what describes the data (descriptions, type aliases, synonym fields),
+    not in what the load writes from it (labels, text fields, relations): then the stored one can be replaced
+    without reloading."""
+
+    def written(schema: SkbSchema) -> object:
+        return (
+            schema.name,
+            [(t.label, t.name_field, t.text_fields) for t in schema.node_types],
+            [(r.type, r.pairs) for r in schema.relation_types],
+        )
+
+    return written(stored) == written(current)
+
+
 def read_schema(session: Session, name: str) -> SkbSchema | None:
     """The schema stored at load time (text fields, descriptions: what grasp.schema() cannot know)."""
     rows = session.run(load_statements("skb.cypher")["read_meta"], key=SCHEMA_KEY_PREFIX + name).data()
@@ -112,6 +127,10 @@ def load_skb(
         fingerprint = source.fingerprint()
         state = read_state(session, schema.name)
         if state is not None and state.complete and state.matches(fingerprint, embedder.model_id) and not options.force:
+            stored = read_schema(session, schema.name)
+            if stored is not None and stored != schema and describes_same_data(stored, schema):
+                # a newer release words the same data differently (type aliases, synonym fields): keep it current
+                session.execute_write(write_meta, SCHEMA_KEY_PREFIX + schema.name, schema.to_json())
             nodes, edges = count_in_database(session, schema)
             return LoadSummary(skb=schema.name, already_loaded=True, nodes=nodes, edges=edges)
         previous, previous_schema = state, read_schema(session, schema.name)

@@ -46,6 +46,11 @@ class NodeType(BaseModel):
     aliases: tuple[str, ...] = Field(
         default=(), description="Other words a question uses for this type, e.g. 'symptom'"
     )
+    synonym_fields: tuple[Identifier, ...] = Field(
+        default=(),
+        description="Properties holding other names of a node (a string or a list of strings); the name "
+        "dictionary matches them in questions as it matches names",
+    )
 
     @model_validator(mode="after")
     def _no_reserved_names(self) -> NodeType:

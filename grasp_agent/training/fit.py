@@ -76,7 +76,7 @@ def fusion_examples(
                 list(text.ids),
                 set(question.answer_ids),
                 plan.n_cand if plan else 50,
-                plan.risk if plan else Risk.LOW,
+                graph.ranking.fusion_risk(plan.risk) if plan else Risk.LOW,
             )
         )
     return examples

@@ -183,3 +183,62 @@ def test_grasp_plan_prints_every_intermediate_result(hpo_slice: object) -> None:
         "timings (ms)",
     ):
         assert expected in shown.stdout, expected
+
+
+# ---- the name dictionary (#30): exact names and synonyms of the loaded SKB ---------------------------------------
+def _anchors(result: object) -> dict[str, object]:
+    rows = result.entity_table.rows  # type: ignore[attr-defined]
+    return {row.mention.text: row.best.node_id for row in rows if row.mention.role.value == "anchor" and row.best}
+
+
+def test_an_exact_whole_name_wins_over_its_exact_parts(branch: GraphBranch) -> None:
+    # "Focal motor seizure" holds two other names of the slice, "Motor seizure" and "Seizure"
+    result = branch.run("Which diseases present with focal motor seizures?")
+    assert _anchors(result) == {"focal motor seizures": "HP:0011153"}
+
+
+def test_hyphen_compounds_lower_case_symbols_and_synonyms_are_found(branch: GraphBranch) -> None:
+    result = branch.run("Which nsf-related disorders show salaam convulsions?")
+    # "salaam convulsions" is a synonym of Epileptic spasm (HP:0011097), "nsf" the gene NSF in lower case
+    assert _anchors(result) == {"nsf": "NCBIGene:4905", "salaam convulsions": "HP:0011097"}
+    plan = result.planning.plan
+    assert plan is not None and plan.target.type == "Disease"
+    assert result.ranking.node_ids[:1] == ["OMIM:619340"]  # DEE 96, the one disease of the slice with both
+
+
+def test_the_dictionary_is_read_from_the_loaded_skb(
+    hpo_slice: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    from grasp_agent.graph_branch.name_dictionary import read_name_dictionary
+    from grasp_agent.skb.context import read_skb_context
+
+    schema = read_skb_context(driver, test_settings.neo4j_database).schema
+    dictionary = read_name_dictionary(GraphProcedures(driver, test_settings.neo4j_database), schema)
+    counts, _, _ = driver.execute_query(
+        "MATCH (n) WHERE n.name IS NOT NULL RETURN count(DISTINCT toLower(n.name)) AS c"
+    )
+    assert len(dictionary) >= counts[0]["c"]  # every name, plus the synonyms
+    assert dictionary.canonical_name("Salaam seizures", "Phenotype") == "Epileptic spasm"
+    off = GraphBranch.build(driver, test_settings.model_copy(update={"name_dictionary": False}), embedder)
+    assert "nsf" not in _anchors(off.run("Which nsf-related disorders show salaam convulsions?"))
+
+
+# ---- soft constraints (#30): a plan nobody matches wholly ranks its partial matches -------------------------------
+def test_a_conjunction_nobody_satisfies_ranks_partial_matches(
+    branch: GraphBranch, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    # a gene of the slice none of whose diseases presents epileptic spasms
+    rows, _, _ = driver.execute_query(
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d:Disease) WITH g, collect(d) AS diseases "
+        "WHERE none(d IN diseases WHERE (d)-[:HAS_PHENOTYPE]->(:Phenotype {id: 'HP:0011097'})) "
+        "RETURN g.name AS gene, [d IN diseases | d.id] AS diseases ORDER BY g.name LIMIT 1"
+    )
+    gene, diseases = rows[0]["gene"], set(rows[0]["diseases"])
+    question = f"Which diseases present with epileptic spasms and are associated with the gene {gene}?"
+    result = branch.run(question)
+    assert result.ranking.nodes and not any(node.exact for node in result.ranking.nodes)
+    # the gene's few diseases are the more specific evidence: they lead, ahead of the many spasm diseases
+    assert result.ranking.node_ids[0] in diseases
+    strict = GraphBranch.build(driver, test_settings.model_copy(update={"graph_relax_below": 0}), embedder)
+    none = strict.run(question).ranking
+    assert none.nodes == () and none.reason is not None and "no path joins" in none.reason

@@ -12,7 +12,7 @@ from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import format_path, rescored_bindings, without_loops, witness_paths
-from grasp_agent.graph_branch.span_mentions import candidate_spans
+from grasp_agent.graph_branch.span_mentions import ScoredSpan, Span, candidate_spans, choose_spans
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
@@ -401,3 +401,34 @@ def test_a_described_entitys_candidates_are_scored_by_document_or_own_text_which
         {"id": "HP:2", "score": 0.58},
     ]  # no text field anywhere: the document ranking as grasp.link gives it
     assert rescored_bindings([], []) == []
+
+
+# ---- span choice: exact dictionary names, longest first; embedded spans by cosine ------------------------------
+def _scored(question: str, text: str, score: float, label: str = "Phenotype") -> ScoredSpan:
+    start = question.index(text)
+    return ScoredSpan(Span(start, start + len(text), text, len(text.split())), score, (label,))
+
+
+def test_an_exact_whole_name_wins_over_its_exact_parts_whatever_the_order() -> None:
+    question = "Which disease is associated with the AARS1 gene and presents with distal muscle weakness?"
+    parts = [
+        _scored(question, "distal", 1.0),
+        _scored(question, "muscle weakness", 1.0),
+        _scored(question, "distal muscle weakness", 1.0),
+        _scored(question, "AARS1", 1.0, "Gene"),
+    ]
+    for candidates in (parts, parts[::-1]):
+        chosen = choose_spans(candidates)
+        assert [span.text for span, _ in chosen] == ["AARS1", "distal muscle weakness"]
+
+
+def test_embedded_spans_go_best_cosine_first_and_never_overlap() -> None:
+    question = "Which diseases present with epileptic spasms?"
+    chosen = choose_spans(
+        [
+            _scored(question, "present with epileptic spasms", 0.92),
+            _scored(question, "epileptic spasms", 0.94),
+            _scored(question, "spasms", 0.93),
+        ]
+    )
+    assert [(span.text, labels) for span, labels in chosen] == [("epileptic spasms", ("Phenotype",))]

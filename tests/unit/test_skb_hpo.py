@@ -105,3 +105,28 @@ def test_unexpected_header_and_broken_obo_are_named(tmp_path: Path) -> None:
 def test_unknown_subset_root_is_an_error() -> None:
     with pytest.raises(SourceFormatError, match=r"subset roots \['HP:9999999'\] are not current HPO terms"):
         list(HpoSource(subset_roots=("HP:9999999",)).nodes())
+
+
+def test_a_schema_that_only_rewords_the_data_replaces_the_stored_one_without_a_reload() -> None:
+    from grasp_agent.skb.hpo import HPO_SCHEMA
+    from grasp_agent.skb.loader import describes_same_data
+    from grasp_agent.skb.schema import NodeType
+
+    phenotype = HPO_SCHEMA.node_types[0]
+    older = HPO_SCHEMA.model_copy(
+        update={
+            "node_types": (phenotype.model_copy(update={"synonym_fields": (), "aliases": ()}),)
+            + HPO_SCHEMA.node_types[1:]
+        }
+    )
+    assert older != HPO_SCHEMA and describes_same_data(older, HPO_SCHEMA)
+    # a text field more changes every document: that is a reload, not a rewording
+    wider = HPO_SCHEMA.model_copy(
+        update={
+            "node_types": (phenotype.model_copy(update={"text_fields": ("definition",)}),) + HPO_SCHEMA.node_types[1:]
+        }
+    )
+    assert not describes_same_data(wider, HPO_SCHEMA)
+    extra = HPO_SCHEMA.model_copy(update={"node_types": (*HPO_SCHEMA.node_types, NodeType(label="Drug"))})
+    assert not describes_same_data(extra, HPO_SCHEMA)
+    assert HPO_SCHEMA.node_type("Phenotype").synonym_fields == ("synonyms",)

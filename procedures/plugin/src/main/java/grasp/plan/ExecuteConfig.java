@@ -23,11 +23,18 @@ import java.util.Set;
  * @param exactLimit  dense scores are exact (computed in Java) up to this many candidates, else read from the
  *                    target label's doc vector index (default 20,000; 0 to {@link ConfigValues#MAX_ROWS})
  * @param indexTopN   how many hits the index path asks the doc vector index for (default 10,000; 1 to 100,000)
+ * @param relaxBelow  soft constraints: with fewer targets than this matching the whole plan, rank the targets by how
+ *                    much of it they match instead ({@link PartialMatcher}); default 1 (only when none matches), 0 never,
+ *                    at most {@link PlanExecutor#MAX_LIMIT}
+ * @param hierarchyDiscount in the soft pass, a bound node's neighbours along its type's self-relations (a parent or
+ *                    child term) count this much of its score; default 0.8, in [0, 1], 0: none
  */
 public record ExecuteConfig(
-        long k, double tau, long maxRows, long timeoutMs, double denseWeight, long exactLimit, long indexTopN) {
+        long k, double tau, long maxRows, long timeoutMs, double denseWeight, long exactLimit, long indexTopN,
+        long relaxBelow, double hierarchyDiscount) {
 
-    static final Set<String> KEYS = Set.of("k", "tau", "maxRows", "timeoutMs", "denseWeight", "exactLimit", "indexTopN");
+    static final Set<String> KEYS = Set.of("k", "tau", "maxRows", "timeoutMs", "denseWeight", "exactLimit", "indexTopN",
+            "relaxBelow", "hierarchyDiscount");
 
     public static ExecuteConfig parse(Map<String, Object> config) {
         Map<String, Object> values = known(config, KEYS);
@@ -38,6 +45,16 @@ public record ExecuteConfig(
                 integer(values, "timeoutMs", 5_000, 1, ConfigValues.MAX_TIMEOUT_MS),
                 number(values, "denseWeight", 1.0),
                 integer(values, "exactLimit", 20_000, 0, ConfigValues.MAX_ROWS),
-                integer(values, "indexTopN", 10_000, 1, 100_000));
+                integer(values, "indexTopN", 10_000, 1, 100_000),
+                integer(values, "relaxBelow", 1, 0, PlanExecutor.MAX_LIMIT),
+                fraction(values, "hierarchyDiscount", 0.8));
+    }
+
+    private static double fraction(Map<String, Object> values, String key, double fallback) {
+        double value = number(values, key, fallback);
+        if (value < 0 || value > 1) {
+            throw new IllegalArgumentException("config " + key + " must be a number in [0, 1]; got " + value);
+        }
+        return value;
     }
 }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
@@ -26,7 +27,8 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 public final class PlanExecutor {
 
     /** One ranked target. {@code witness} lists, per anchor, its path: node, relationship, node, ... */
-    public record Row(Object nodeId, String name, double anchorScore, double denseScore, double score, List<Object> witness) {}
+    public record Row(Object nodeId, String name, double anchorScore, double denseScore, double score, List<Object> witness,
+                      boolean exact) {}
 
     /** Most rows one call returns (the {@code limit} argument). */
     public static final long MAX_LIMIT = 100_000;
@@ -98,24 +100,95 @@ public final class PlanExecutor {
         if (compiler.needsVectorIndexOnly()) {
             return rankByIndex(tx, label, relevance, limit);
         }
-        Map<String, Object> params = compiler.parameters(link(tx, validation.plan(), vectors));
+        Map<String, List<Map<String, Object>>> bindings = link(tx, validation.plan(), vectors);
+        Map<String, Object> params = compiler.parameters(bindings);
         checkRowBudget(tx, compiler, params, budget);
         List<Candidate> candidates = candidates(tx, compiler, params);
+        if (candidates.size() < config.relaxBelow() && validation.plan().hasHops()) {
+            Relaxed relaxed = relaxed(tx, validation, bindings, budget);
+            if (!relaxed.candidates().isEmpty()) {
+                return ranked(tx, label, relevance, limit, relaxed.candidates(), relaxed::witnesses, false, false);
+            }
+        }
+        return ranked(tx, label, relevance, limit, candidates, top -> witnesses(tx, compiler, params, top),
+                !validation.plan().hasHops(), true);
+    }
+
+    private List<Row> ranked(Transaction tx, String label, double[] relevance, long limit, List<Candidate> candidates,
+            Function<List<Scored>, Map<String, List<Object>>> witnessesOf, boolean indexHits, boolean exact) {
         Map<String, Double> dense = new HashMap<>();
         if (relevance != null) {
             dense = new DenseRescorer(tx, label, relevance, config).score(candidates.stream().map(Candidate::node).toList());
         }
         List<Scored> top = top(candidates, dense, limit);
         // only nodes the plan matched have a witness; doc-index neighbours (below) have none
-        Map<String, List<Object>> witnesses = witnesses(tx, compiler, params, top);
-        if (!validation.plan().hasHops() && relevance != null) {
+        Map<String, List<Object>> witnesses = witnessesOf.apply(top);
+        if (indexHits && relevance != null) {
             top = withIndexHits(tx, label, relevance, limit, top);
         }
         List<Row> rows = new ArrayList<>();
         for (Scored s : top) {
-            rows.add(row(s, witnesses.getOrDefault(s.candidate().node().getElementId(), List.of())));
+            rows.add(row(s, witnesses.getOrDefault(s.candidate().node().getElementId(), List.of()), exact));
         }
         return rows;
+    }
+
+    /** Partial candidates and how to rebuild their witnesses (each anchor's own path, in plan order). */
+    private record Relaxed(List<Candidate> candidates, Map<String, PlanCompiler> compilers,
+                           Map<String, Map<String, Object>> params, Map<String, Map<String, Double>> satisfied,
+                           Transaction tx) {
+
+        /** Per target, each anchor's own path (anchors in plan order), for the anchors it satisfies. */
+        Map<String, List<Object>> witnesses(List<Scored> top) {
+            Map<String, List<Object>> out = new HashMap<>();
+            for (Map.Entry<String, PlanCompiler> entry : compilers.entrySet()) {
+                Map<String, Double> scores = satisfied.get(entry.getKey());
+                List<Map<String, Object>> reached = new ArrayList<>();
+                for (Scored s : top) {
+                    String node = s.candidate().node().getElementId();
+                    if (scores.containsKey(node)) {
+                        reached.add(Map.of("elementId", node, "anchorScore", scores.get(node)));
+                    }
+                }
+                if (!reached.isEmpty()) {
+                    witnessesOf(tx, entry.getValue(), params.get(entry.getKey()), reached)
+                            .forEach((node, path) -> out.computeIfAbsent(node, n -> new ArrayList<>()).addAll(path));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** Soft constraints (see {@link PartialMatcher}): each anchor alone, bindings widened along the hierarchy. */
+    private Relaxed relaxed(Transaction tx, PlanValidator.Validation validation,
+            Map<String, List<Map<String, Object>>> bindings, TimeBudget budget) {
+        PartialMatcher matcher = new PartialMatcher(tx, schema, validation);
+        Map<String, Map<Node, Double>> perAnchor = new LinkedHashMap<>();
+        Map<String, PlanCompiler> compilers = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> params = new LinkedHashMap<>();
+        Map<String, Map<String, Double>> satisfied = new LinkedHashMap<>();
+        for (Plan.Anchor anchor : validation.plan().anchors()) {
+            PlanCompiler alone = matcher.alone(anchor);
+            List<Map<String, Object>> widened =
+                    matcher.widened(anchor, bindings.getOrDefault(anchor.var(), List.of()), config.hierarchyDiscount());
+            Map<String, Object> anchorParams = alone.parameters(Map.of(anchor.var(), widened));
+            checkRowBudget(tx, alone, anchorParams, budget);
+            Map<Node, Double> found = new LinkedHashMap<>();
+            Map<String, Double> ids = new HashMap<>();
+            for (Candidate c : candidates(tx, alone, anchorParams)) {
+                found.put(c.node(), c.anchorScore());
+                ids.put(c.node().getElementId(), c.anchorScore());
+            }
+            perAnchor.put(anchor.var(), found);
+            compilers.put(anchor.var(), alone);
+            params.put(anchor.var(), anchorParams);
+            satisfied.put(anchor.var(), ids);
+        }
+        List<Candidate> candidates = new ArrayList<>();
+        for (PartialMatcher.Match match : matcher.combine(perAnchor)) {
+            candidates.add(new Candidate(match.node(), match.anchorScore()));
+        }
+        return new Relaxed(candidates, compilers, params, satisfied, tx);
     }
 
     private Map<String, List<Map<String, Object>>> link(Transaction tx, Plan plan, Map<String, Object> vectors) {
@@ -207,6 +280,12 @@ public final class PlanExecutor {
         for (Scored s : top) {
             targets.add(Map.of("elementId", s.candidate().node().getElementId(), "anchorScore", s.candidate().anchorScore()));
         }
+        return witnessesOf(tx, compiler, params, targets);
+    }
+
+    /** {@code targets}: {elementId, anchorScore} each, the score the compiled plan gave that node. */
+    private static Map<String, List<Object>> witnessesOf(Transaction tx, PlanCompiler compiler, Map<String, Object> params,
+            List<Map<String, Object>> targets) {
         Map<String, Object> withTargets = new HashMap<>(params);
         withTargets.put("targets", targets);
         Map<String, List<Object>> witnesses = new HashMap<>();
@@ -224,13 +303,13 @@ public final class PlanExecutor {
             throw new IllegalArgumentException("a plan without hops and anchors ranks " + label
                     + " nodes by relevanceVector; got null");
         }
-        return withIndexHits(tx, label, relevance, limit, List.of()).stream().map(s -> row(s, List.of())).toList();
+        return withIndexHits(tx, label, relevance, limit, List.of()).stream().map(s -> row(s, List.of(), true)).toList();
     }
 
-    private static Row row(Scored s, List<Object> witness) {
+    private static Row row(Scored s, List<Object> witness, boolean exact) {
         Object name = s.candidate().node().getProperty("name", null);
         return new Row(s.id(), name == null ? null : name.toString(), s.candidate().anchorScore(), s.dense(), s.score(),
-                witness);
+                witness, exact);
     }
 
     private static void checkVectorKeys(Plan plan, Map<String, Object> vectors) {

@@ -78,6 +78,10 @@ public final class PlanProcedures {
         @Description("Per anchor, its best path to the node: [{var, id, name, label}, {type, direction: '->'|'<-'}, ...].")
         public final List<Object> witness;
 
+        @Description("False when no node matched the whole plan and this one matches part of it (config relaxBelow): "
+                + "anchorScore is then the specificity-weighted share of the anchors it satisfies, times their count.")
+        public final boolean exact;
+
         ExecuteResult(PlanExecutor.Row row) {
             this.nodeId = row.nodeId();
             this.name = row.name();
@@ -85,6 +89,7 @@ public final class PlanProcedures {
             this.denseScore = row.denseScore();
             this.score = row.score();
             this.witness = row.witness();
+            this.exact = row.exact();
         }
     }
 
@@ -129,7 +134,10 @@ public final class PlanProcedures {
             + "top rows by score. limit: 1.." + PlanExecutor.MAX_LIMIT + ". config: k, tau, maxRows (200000, at most "
             + ConfigValues.MAX_ROWS + "), timeoutMs (5000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), denseWeight "
             + "(1.0), exactLimit (20000, at most " + ConfigValues.MAX_ROWS + ": exact dense scores up to this many "
-            + "candidates, else the doc vector index), indexTopN (10000, at most 100000); a value out of range is refused, "
+            + "candidates, else the doc vector index), indexTopN (10000, at most 100000), relaxBelow (1: with fewer whole-plan "
+            + "matches than this, rank targets by the share of the plan they match, each anchor alone, weighted by its "
+            + "specificity, bindings widened to hierarchy neighbours; 0 never), hierarchyDiscount (0.8, in [0, 1]); "
+            + "a value out of range is refused, "
             + "not clamped. Runs in the caller's transaction (it sees uncommitted writes); past timeoutMs the call fails with "
             + "'plan exceeded the time budget' and that transaction is terminated.")
     public Stream<ExecuteResult> execute(
@@ -140,7 +148,7 @@ public final class PlanProcedures {
                     List<Double> relevanceVector,
             @Name(value = "limit", defaultValue = "100", description = "Most rows returned, 1.." + PlanExecutor.MAX_LIMIT + ".")
                     long limit,
-            @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN.")
+            @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN, relaxBelow, hierarchyDiscount.")
                     Map<String, Object> config) {
         PlanExecutor executor = new PlanExecutor(tx, SchemaCache.get(db, tx), ExecuteConfig.parse(config));
         return executor.execute(planJson, anchorVectors, relevanceVector, limit).stream().map(ExecuteResult::new);

@@ -199,6 +199,67 @@ class PlanExecuteTest extends SmallKbTest {
         assertThat(ranked.get(1).get("witness").asList()).isEmpty();
     }
 
+    /** Ataxia (HP:4: D:3 only), Epileptic spasm (HP:1: D:1 only) and Seizure (HP:3: every disease), as given. */
+    static final String NOBODY_HAS_ALL = plan(anchor("a1", "Phenotype", "ataxia") + "," + anchor("a2", "Phenotype", "spasm")
+            + "," + anchor("a3", "Phenotype", "seizure"),
+            hop("a1", "HAS_PHENOTYPE", "t") + "," + hop("a2", "HAS_PHENOTYPE", "t") + "," + hop("a3", "HAS_PHENOTYPE", "t"), DISEASE);
+    static final Map<String, Object> GIVEN = Map.of("a1", List.of(Map.of("id", "HP:4", "score", 1.0)),
+            "a2", List.of(Map.of("id", "HP:1", "score", 1.0)), "a3", List.of(Map.of("id", "HP:3", "score", 1.0)));
+
+    @Test
+    void aPlanNobodyMatchesWhollyRanksItsPartialMatchesByTheirSpecificity() {
+        List<Record> rows = execute(NOBODY_HAS_ALL, GIVEN, null, Map.of());
+        // weights: ln(3/1) for the rare anchors, 0.05 (the floor) for Seizure, which every disease has
+        double rare = Math.log(3.0);
+        double sum = 2 * rare + PartialMatcher.MIN_WEIGHT;
+        assertThat(ids(rows)).containsExactly("D:1", "D:3", "D:2");
+        assertClose(scores(rows, "anchorScore"), 3 * (rare + 0.05) / sum, 3 * (rare + 0.05) / sum, 3 * 0.05 / sum);
+        assertThat(rows).allSatisfy(r -> assertThat(r.get("exact").asBoolean()).isFalse());
+        // the witness lists each satisfied anchor's own path, in plan order
+        assertThat(rows.get(0).get("witness").asList(Value::asMap)).extracting(step -> step.getOrDefault("id", step.get("type")))
+                .containsExactly("HP:1", "HAS_PHENOTYPE", "D:1", "HP:3", "HAS_PHENOTYPE", "D:1");
+        assertThat(execute(NOBODY_HAS_ALL, GIVEN, null, Map.of("relaxBelow", 0L))).isEmpty();
+        // a whole match stays exact and alone: Ataxia and Seizure are both D:3's
+        List<Record> whole = execute(plan(anchor("a1", "Phenotype", "ataxia") + "," + anchor("a3", "Phenotype", "seizure"),
+                hop("a1", "HAS_PHENOTYPE", "t") + "," + hop("a3", "HAS_PHENOTYPE", "t"), DISEASE),
+                Map.of("a1", GIVEN.get("a1"), "a3", GIVEN.get("a3")), null, Map.of());
+        assertThat(ids(whole)).containsExactly("D:3");
+        assertThat(whole.get(0).get("exact").asBoolean()).isTrue();
+    }
+
+    @Test
+    void anAnnotationToAChildTermCountsWithTheHierarchyDiscount() {
+        kb.run("MATCH (c:Phenotype {id: 'HP:1'}) CREATE (c)-[:IS_A]->(:Phenotype {id: 'HP:5', name: 'Spasms'})");
+        String plan = plan(anchor("a1", "Phenotype", "spasms"), hop("a1", "HAS_PHENOTYPE", "t"), DISEASE);
+        Map<String, Object> given = Map.of("a1", List.of(Map.of("id", "HP:5", "score", 0.9)));
+        List<Record> rows = execute(plan, given, null, Map.of());
+        // nobody has HP:5 itself; D:1 has its child HP:1, credited 0.8 x 0.9
+        assertThat(ids(rows)).containsExactly("D:1");
+        assertClose(scores(rows, "anchorScore"), 0.72);
+        assertThat(rows.get(0).get("exact").asBoolean()).isFalse();
+        assertClose(scores(execute(plan, given, null, Map.of("hierarchyDiscount", 0.5)), "anchorScore"), 0.45);
+        assertThat(execute(plan, given, null, Map.of("hierarchyDiscount", 0.0))).isEmpty();
+        assertThatThrownBy(() -> execute(plan, given, null, Map.of("hierarchyDiscount", 1.5)))
+                .hasMessageContaining("config hierarchyDiscount must be a number in [0, 1]; got 1.5");
+        assertThatThrownBy(() -> execute(plan, given, null, Map.of("relaxBelow", -1L)))
+                .hasMessageContaining("config relaxBelow must be an integer in [0, 100000]; got -1");
+    }
+
+    @Test
+    void thePartialPassKeepsTheRowBudgetOnAHub() {
+        kb.run("CREATE (p:Phenotype {id: 'HP:hub', name: 'Hub'}) WITH p UNWIND range(1, 5000) AS i "
+                + "CREATE (:Disease {id: 'HUB:' + i, name: 'd' + i})-[:HAS_PHENOTYPE]->(p)");
+        String plan = plan(anchor("a1", "Phenotype", "hub") + "," + anchor("a2", "Phenotype", "ataxia"),
+                hop("a1", "HAS_PHENOTYPE", "t") + "," + hop("a2", "HAS_PHENOTYPE", "t"), DISEASE);
+        Map<String, Object> given = Map.of("a1", List.of(Map.of("id", "HP:hub", "score", 1.0)), "a2", GIVEN.get("a1"));
+        // no disease has both (the whole plan matches no row), so each anchor runs alone: the hub's 5000 rows
+        assertThatThrownBy(() -> execute(plan, given, null, Map.of("maxRows", 1000L)))
+                .hasMessageContaining("plan matched more than 1000 rows (config maxRows); narrow the anchors");
+        List<Record> rows = execute(plan, given, null, Map.of());
+        assertThat(rows).hasSize(100);
+        assertThat(ids(rows).get(0)).isEqualTo("D:3"); // the rare anchor's disease first
+    }
+
     @Test
     void hubAnchorStopsAtTheRowBudget() {
         kb.run("CREATE (p:Phenotype {id: 'HP:hub', name: 'Hub'}) WITH p UNWIND range(1, 5000) AS i "
@@ -226,7 +287,7 @@ class PlanExecuteTest extends SmallKbTest {
         assertThatThrownBy(() -> execute(ONE_HOP, Map.of("zz", TestKb.E1), null, Map.of()))
                 .hasMessageContaining("anchorVectors has key 'zz', which is not an anchor variable; anchors: [a1]");
         assertThatThrownBy(() -> execute(ONE_HOP, Map.of(), null, Map.of("fast", true)))
-                .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, exactLimit, indexTopN, k, maxRows, tau, timeoutMs]");
+                .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, exactLimit, hierarchyDiscount, indexTopN, k, maxRows, relaxBelow, tau, timeoutMs]");
         assertThat(kb.nodeCount()).isEqualTo(10L);
     }
 

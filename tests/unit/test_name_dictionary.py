@@ -1,0 +1,99 @@
+"""The name dictionary: normalisation, longest exact names over their parts, compounds, synonyms, case guards."""
+
+from __future__ import annotations
+
+from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary
+from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
+
+
+def _dictionary(*rows: tuple[str, str, str, tuple[str, ...]]) -> NameDictionary:
+    entries = []
+    for node_id, label, name, synonyms in rows:
+        entries.append((name, DictionaryEntry(node_id, label, name)))
+        entries.extend((synonym, DictionaryEntry(node_id, label, name, True)) for synonym in synonyms)
+    return NameDictionary(entries)
+
+
+DICTIONARY = _dictionary(
+    ("HP:0012839", "Phenotype", "Distal", ()),
+    ("HP:0001324", "Phenotype", "Muscle weakness", ("Muscular weakness",)),
+    ("HP:0002460", "Phenotype", "Distal muscle weakness", ()),
+    ("HP:0001250", "Phenotype", "Seizure", ("Epileptic seizure", "Seizures")),
+    ("HP:0000006", "Phenotype", "Autosomal dominant inheritance", ("Inheritance",)),
+    ("HP:0000600", "Phenotype", "Abnormality of the tongue", ()),
+    ("NCBIGene:16", "Gene", "AARS1", ()),
+    ("NCBIGene:3785", "Gene", "KCNQ2", ()),
+    ("NCBIGene:7454", "Gene", "WAS", ()),
+    ("NCBIGene:2778", "Gene", "GNAS", ()),
+    ("OMIM:613287", "Disease", "Charcot-Marie-Tooth disease, axonal, type 2N", ()),
+    ("OMIM:1", "Disease", "Hirschsprung's disease", ()),
+)
+
+
+def _found(question: str) -> list[tuple[str, str]]:
+    return [(match.text, match.entries[0].node_id) for match in DICTIONARY.matches(question)]
+
+
+def test_normalisation_folds_case_accents_plurals_and_splits_compounds() -> None:
+    assert phrase_key("KCNQ2-related") == "kcnq2 related"
+    assert phrase_key("Seizures") == phrase_key("seizure")
+    assert phrase_key("Aplasia/Hypoplasia") == "aplasia hypoplasia"
+    assert phrase_key("Sjögren's syndromes") == "sjogren syndrome"
+    assert phrase_key("Abnormality of the tongue") == "abnormality of the tongue"
+    # offsets point into the text as written
+    assert [(t, s, e) for t, s, e, _ in phrase_tokens("a KCNQ2-related x")] == [
+        ("a", 0, 1),
+        ("kcnq2", 2, 7),
+        ("related", 8, 15),
+        ("x", 16, 17),
+    ]
+
+
+def test_an_exact_whole_name_and_its_parts_are_all_found_with_offsets() -> None:
+    question = "Which disease is associated with the AARS1 gene and presents with distal muscle weakness?"
+    found = _found(question)
+    assert ("distal muscle weakness", "HP:0002460") in found
+    assert ("AARS1", "NCBIGene:16") in found
+    for match in DICTIONARY.matches(question):
+        assert question[match.start : match.end] == match.text
+
+
+def test_hyphen_compounds_and_lower_case_symbols_hide_no_names() -> None:
+    assert ("KCNQ2", "NCBIGene:3785") in _found("Which KCNQ2-related disorder features seizures?")
+    assert ("seizures", "HP:0001250") in _found("Which KCNQ2-related disorder features seizures?")
+    assert ("gnas", "NCBIGene:2778") in _found("what diseases are caused by mutations in gnas?")
+    assert ("kcnq2", "NCBIGene:3785") in _found("which kcnq2-associated conditions are known")
+
+
+def test_a_symbol_that_is_an_ordinary_word_matches_only_as_written() -> None:
+    assert not _found("Which disease was first described in 1990?")  # 'was' is a function word, not WAS
+    assert ("WAS", "NCBIGene:7454") in _found("Which diseases are linked to WAS?")
+
+
+def test_a_one_word_synonym_that_is_an_ordinary_word_does_not_match_alone() -> None:
+    dictionary = _dictionary(
+        ("HP:1", "Phenotype", "Mode of inheritance", ("Inheritance",)),
+        ("HP:2", "Phenotype", "Autosomal recessive inheritance", ()),
+    )
+    assert not dictionary.matches("what inheritance does it have")
+    assert [m.text for m in dictionary.matches("autosomal recessive inheritance")] == [
+        "autosomal recessive inheritance"
+    ]
+
+
+def test_synonyms_and_possessives_lead_to_the_node_name() -> None:
+    assert DICTIONARY.canonical_name("muscular weakness", "Phenotype") == "Muscle weakness"
+    assert DICTIONARY.canonical_name("Epileptic seizures") == "Seizure"
+    assert DICTIONARY.canonical_name("Hirschsprung disease", "Disease") == "Hirschsprung's disease"
+    assert DICTIONARY.canonical_name("muscle weakness", "Gene") is None
+    assert DICTIONARY.canonical_name("no such thing") is None
+
+
+def test_a_name_with_punctuation_matches_without_it() -> None:
+    found = _found("genes of charcot marie tooth disease axonal type 2n")
+    assert ("charcot marie tooth disease axonal type 2n", "OMIM:613287") in found
+
+
+def test_an_empty_dictionary_matches_nothing() -> None:
+    assert NameDictionary([]).matches("anything at all") == []
+    assert len(NameDictionary([])) == 0
