@@ -176,6 +176,11 @@ class Settings(BaseSettings):
     extraction_demo_count: int = Field(
         default=3, ge=0, le=16, description="LLM extraction: the nearest demonstrations shown per question; 0: none"
     )
+    answer_type_prior: bool = Field(
+        default=True,
+        description="A question that names no type asks for the type training questions with the same anchor "
+        "types asked for (`grasp train answer-types`, shipped for the HPO), not the most populous type",
+    )
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
     text_index_dir: Path | None = Field(
@@ -286,6 +291,9 @@ class Settings(BaseSettings):
     def grasp_dir(self) -> Path:
         """Where grasp keeps what it builds for this checkout (indexes, trained weights, fitted tables)."""
         return self.project_root / ".grasp"
+
+    def answer_types_path(self, skb_name: str) -> Path:
+        return self.grasp_dir / "answer_types" / f"{skb_name}.json"
 
     def extraction_demos_path(self, skb_name: str) -> Path:
         return self.extraction_demos or self.grasp_dir / "extraction_demos" / f"{skb_name}.jsonl"

@@ -207,6 +207,34 @@ def demos(
     )
 
 
+@app.command("answer-types")
+@friendly_errors
+def answer_types(
+    queries: Path = QUERIES,
+    count: int = COUNT,
+    seed: int = SEED,
+    subset: list[str] = SUBSET,
+    split: str = typer.Option("train", "--split", help="The split the prior is counted on."),
+    out: Path = typer.Option(None, "--out", help="Where to write it. Default: where the planner reads it."),
+) -> None:
+    """Count, per anchor type, which type the training questions' answers have: the type a question that names
+    none asks for (the heuristic planner's default target)."""
+    from grasp_agent.training.answer_type_fit import fit_answer_types
+
+    settings = load_settings()
+    question_set = query_set(queries, count, seed, subset)
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        target = out or settings.answer_types_path(schema.name)
+        prior = fit_answer_types(driver, settings.neo4j_database, schema, question_set, split, target)
+    table = Table("anchor type", *sorted(prior.overall), title=f"answer types of {prior.questions} questions")
+    for anchor, counts in prior.by_anchor_type.items():
+        table.add_row(anchor, *[str(counts.get(label, 0)) for label in sorted(prior.overall)])
+    table.add_row("all", *[str(prior.overall[label]) for label in sorted(prior.overall)], style="bold")
+    console.print(table)
+    console.print(f"written to {target}", highlight=False)
+
+
 @app.command()
 @friendly_errors
 def fusion(

@@ -13,6 +13,7 @@ from neo4j import Driver
 
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.answer_types import find_prior
 from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
@@ -139,7 +140,14 @@ class GraphBranch:
             else None
         )
         if llm is None:
-            planner: Planner = HeuristicPlanner(context, min_doc_anchor_score=settings.doc_anchor_min_score)
+            answer_types = (
+                find_prior(settings.answer_types_path(context.schema.name), context.schema.name)
+                if settings.answer_type_prior
+                else None
+            )
+            planner: Planner = HeuristicPlanner(
+                context, min_doc_anchor_score=settings.doc_anchor_min_score, answer_types=answer_types
+            )
             return cls(
                 procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary
             )

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, quoted_spans
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -97,13 +98,20 @@ class Routes(Protocol):
 
 
 class SchemaRoutes:
-    """The shortest schema meta-path (negation picks among parallel relations); the most populous type as target."""
+    """The shortest schema meta-path (negation picks among parallel relations); as target when the question names
+    none, what training questions with such anchors asked for (`answer_types`), else the most populous type."""
 
-    def __init__(self, context: SkbContext) -> None:
+    def __init__(self, context: SkbContext, answer_types: AnswerTypePrior | None = None) -> None:
         self._context = context
+        self._answer_types = answer_types
 
     def default_target(self, anchor_labels: Sequence[str]) -> str:
-        return max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+        learned = (
+            self._answer_types.choose(anchor_labels, list(self._context.label_counts))
+            if self._answer_types is not None
+            else None
+        )
+        return learned or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
 
     def path(
         self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
@@ -132,10 +140,11 @@ class HeuristicPlanner:
         context: SkbContext,
         min_anchor_score: float = MIN_ANCHOR_SCORE,
         min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE,
+        answer_types: AnswerTypePrior | None = None,
     ) -> None:
         self._context = context
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
-        self._routes = SchemaRoutes(context)
+        self._routes = SchemaRoutes(context, answer_types)
         self._noise_words = (
             FUNCTION_WORDS
             | _relation_words(context)
@@ -163,7 +172,8 @@ class HeuristicPlanner:
         target_label = (
             asked[0]
             if asked
-            else routes.default_target([row.best.label for row in anchor_rows if row.best is not None])
+            else _hierarchy_asked(question, anchor_rows, mentions)
+            or routes.default_target([row.best.label for row in anchor_rows if row.best is not None])
         )
         anchors: list[Anchor] = []
         hops: list[Hop] = []
@@ -262,6 +272,18 @@ class HeuristicPlanner:
             )
             estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
         return estimate if math.isfinite(estimate) else 0.0
+
+
+def _hierarchy_asked(question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:
+    """For a question that names no type, the type of the first anchor whose own words ask for its hierarchy
+    ("which kind of X ...", "a more specific form of X?"): a kind of X is of X's type."""
+    for row in anchor_rows:
+        if row.best is None or row.mention.match_mode is MatchMode.DOC:
+            continue
+        before, after = _mention_scope(question, row.mention.text, mentions)
+        if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
+            return row.best.label
+    return None
 
 
 def _via_route(
