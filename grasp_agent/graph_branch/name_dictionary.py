@@ -12,6 +12,11 @@ finds all keys in one pass over the question.
 Data-driven guards, no word lists of any SKB: a name that is a symbol (no lower-case letter: a gene symbol, an
 acronym) matches a word typed in lower case only when that word is no ordinary word of the SKB's own names, and a
 one-word synonym that is such an ordinary word never matches alone (it names too much: "Inheritance").
+
+Typos: a question word of 5+ letters that no name uses is read as the one vocabulary word (of the names) one
+edit away (a letter dropped, added, changed, or two swapped), found through a deletion index as SymSpell does,
+when exactly one such word is the most frequent; a match that needs such a correction (`corrected`) must span two
+words or more, or one of 7+ letters, since a short word one edit from a name is too often another word.
 """
 
 from __future__ import annotations
@@ -44,12 +49,36 @@ class PhraseMatch:
     text: str
     words: int
     entries: tuple[DictionaryEntry, ...]
+    corrected: bool = False  # found only after correcting a misspelt word
 
     @property
     def labels(self) -> tuple[str, ...]:
         """The types the phrase names, those it is the name of before those it is a synonym of."""
         ordered = sorted(self.entries, key=lambda entry: entry.from_synonym)
         return tuple(dict.fromkeys(entry.label for entry in ordered))
+
+
+MIN_CORRECTED = 5  # letters of a word before a typo in it is corrected
+MIN_CORRECTED_ALONE = 7  # letters of a one-word corrected match
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Damerau-Levenshtein distance at most 1 (a swap of two neighbours counts as one edit). Pure."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
 def _is_symbol(name: str) -> bool:
@@ -70,6 +99,16 @@ class NameDictionary:
                 ordinary.update(written.lower() for _, _, _, written in phrase_tokens(surface) if written.islower())
         self._ordinary = frozenset(ordinary) | FUNCTION_WORDS
         self._entries = {key: tuple(dict.fromkeys(found)) for key, found in by_key.items()}
+        # the names' vocabulary (word -> keys holding it) and its deletion index, for typos
+        self._vocabulary: dict[str, int] = {}
+        for key in self._entries:
+            for word in set(key.split(" ")):
+                self._vocabulary[word] = self._vocabulary.get(word, 0) + 1
+        self._deletion_index: dict[str, list[str]] = {}
+        for word in self._vocabulary:
+            if len(word) >= MIN_CORRECTED - 1 and word.isalpha():
+                for variant in {word} | _deletions(word):
+                    self._deletion_index.setdefault(variant, []).append(word)
         self._automaton = ahocorasick.Automaton()
         for key in self._entries:
             self._automaton.add_word(f" {key} ", key)
@@ -81,29 +120,70 @@ class NameDictionary:
 
     def matches(self, text: str) -> list[PhraseMatch]:
         """Every key the text holds as whole words (overlapping ones too), after the guards in the module
-        docstring; in order of position."""
+        docstring; then those found only once misspelt words are corrected; in order of position."""
         if not self._entries:
             return []
         tokens = phrase_tokens(text)
         if not tokens:
             return []
-        # One space-joined string of the normalised tokens; a token's start in it -> its index.
+        words = [token for token, *_ in tokens]
+        found = self._matches(text, tokens, words, corrected=set())
+        fixed = [self.correction(word) or word for word in words]
+        changed = {index for index, (a, b) in enumerate(zip(words, fixed, strict=True)) if a != b}
+        if changed:
+            exact = {(match.start, match.end) for match in found}
+            found += [
+                match
+                for match in self._matches(text, tokens, fixed, changed)
+                if match.corrected and (match.start, match.end) not in exact
+            ]
+        return sorted(found, key=lambda match: (match.start, -match.end))
+
+    def _matches(
+        self, text: str, tokens: Sequence[tuple[str, int, int, str]], words: Sequence[str], corrected: set[int]
+    ) -> list[PhraseMatch]:
+        # One space-joined string of the normalised words; a word's start in it -> its index.
         starts: dict[int, int] = {}
-        pieces, position = [], 1
-        for index, (token, *_) in enumerate(tokens):
+        position = 1
+        for index, word in enumerate(words):
             starts[position] = index
-            pieces.append(token)
-            position += len(token) + 1
-        joined = " " + " ".join(pieces) + " "
+            position += len(word) + 1
+        joined = " " + " ".join(words) + " "
+        # the guards read a corrected word as it was meant
+        written = [
+            (word, token[1], token[2], word if index in corrected else token[3])
+            for index, (word, token) in enumerate(zip(words, tokens, strict=True))
+        ]
         found = []
         for end, key in self._automaton.iter(joined):
-            first = starts[end - len(key)]  # the key sits between two spaces; its first token starts after one
+            first = starts[end - len(key)]  # the key sits between two spaces; its first word starts after one
             last = first + len(key.split(" ")) - 1
-            entries = self._admitted(key, tokens[first : last + 1])
+            fixed = bool(corrected.intersection(range(first, last + 1)))
+            if fixed and last == first and len(tokens[first][0]) < MIN_CORRECTED_ALONE:
+                continue
+            entries = self._admitted(key, written[first : last + 1])
             if entries:
                 start, stop = tokens[first][1], tokens[last][2]
-                found.append(PhraseMatch(start, stop, text[start:stop], last - first + 1, entries))
-        return sorted(found, key=lambda match: (match.start, -match.end))
+                found.append(PhraseMatch(start, stop, text[start:stop], last - first + 1, entries, fixed))
+        return found
+
+    def correction(self, word: str) -> str | None:
+        """The names' word one edit from `word` (a misspelling of it), when `word` is no word of the names, has
+        5+ letters and one candidate is the most frequent; else None."""
+        if len(word) < MIN_CORRECTED or not word.isalpha() or word in self._vocabulary or word in FUNCTION_WORDS:
+            return None
+        candidates = {
+            found
+            for variant in {word} | _deletions(word)
+            for found in self._deletion_index.get(variant, ())
+            if within_one_edit(word, found)
+        }
+        if not candidates:
+            return None
+        ranked = sorted(candidates, key=lambda c: -self._vocabulary[c])
+        if len(ranked) > 1 and self._vocabulary[ranked[0]] == self._vocabulary[ranked[1]]:
+            return None  # two equally likely readings: none
+        return ranked[0]
 
     def _admitted(self, key: str, written: Sequence[tuple[str, int, int, str]]) -> tuple[DictionaryEntry, ...]:
         entries = self._entries[key]
@@ -121,8 +201,12 @@ class NameDictionary:
         return tuple(kept)
 
     def lookup(self, text: str, label: str | None = None) -> tuple[DictionaryEntry, ...]:
-        """The nodes (of `label`, if given) whose name or synonym `text` is, names first."""
-        found = self._entries.get(phrase_key(text), ())
+        """The nodes (of `label`, if given) whose name or synonym `text` is (misspelt words corrected when it is
+        none as written), names first."""
+        key = phrase_key(text)
+        found = self._entries.get(key, ())
+        if not found:
+            found = self._entries.get(" ".join(self.correction(w) or w for w in key.split(" ")), ())
         chosen = [entry for entry in found if label is None or entry.label == label]
         return tuple(sorted(chosen, key=lambda entry: entry.from_synonym))
 

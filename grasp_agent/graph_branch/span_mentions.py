@@ -130,7 +130,8 @@ class SpanMentionFinder:
             if any(start < match.start and match.end <= end for start, end in quoted):
                 continue
             span = Span(match.start, match.end, match.text, match.words)
-            found.append(ScoredSpan(span, 1.0, match.labels[:2], key=phrase_key(match.text)))
+            # a match through a corrected typo yields to an exact one of as many words
+            found.append(ScoredSpan(span, 1.0, match.labels[:2], key=phrase_key(match.text), promoted=match.corrected))
         return found
 
     def _embedded_spans(self, question: str, exact: list[ScoredSpan]) -> list[ScoredSpan]:
@@ -178,7 +179,7 @@ class ScoredSpan:
     score: float
     labels: tuple[str, ...]
     key: str = ""  # the dictionary key of an exact match
-    promoted: bool = False  # an embedded span scored as exact (see SpanMentionFinder._embedded_spans)
+    promoted: bool = False  # scored as exact without being one: a corrected typo, an embedded longer name
 
 
 def choose_spans(candidates: list[ScoredSpan]) -> list[tuple[Span, tuple[str, ...]]]:

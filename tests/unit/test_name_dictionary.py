@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary
+from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary, within_one_edit
 from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
 
 
@@ -97,3 +97,23 @@ def test_a_name_with_punctuation_matches_without_it() -> None:
 def test_an_empty_dictionary_matches_nothing() -> None:
     assert NameDictionary([]).matches("anything at all") == []
     assert len(NameDictionary([])) == 0
+
+
+def test_one_edit_distance_counts_a_swap_as_one_edit() -> None:
+    assert within_one_edit("weakness", "weakenss")  # swap
+    assert within_one_edit("weakness", "weaknes") and within_one_edit("weakness", "weakkness")
+    assert within_one_edit("weakness", "weaknest")
+    assert not within_one_edit("weakness", "waeknses") and not within_one_edit("spasm", "spasmodic")
+
+
+def test_a_misspelt_name_is_found_through_the_names_own_words() -> None:
+    found = {
+        m.text: (m.entries[0].node_id, m.corrected) for m in DICTIONARY.matches("diseases with distal muscle weakenss")
+    }
+    assert found["distal muscle weakenss"] == ("HP:0002460", True)
+    assert found["distal"] == ("HP:0012839", False)  # exact parts stay exact
+    assert DICTIONARY.canonical_name("Distal musle weakness", "Phenotype") == "Distal muscle weakness"
+    # a short word one edit from a name is too often another word: no one-word correction under 7 letters
+    assert not [m for m in DICTIONARY.matches("a seizre") if m.corrected]
+    assert DICTIONARY.correction("weakness") is None  # a word of the names is never corrected
+    assert DICTIONARY.correction("the") is None
