@@ -136,8 +136,9 @@ class SpanMentionFinder:
 
     def _embedded_spans(self, question: str, exact: list[ScoredSpan]) -> list[ScoredSpan]:
         """Spans linked through the name index. One that contains an exact name and links to a longer name holding
-        it scores 1 too, when that name is not itself written exactly in the question and has about as many words
-        as the span (within one): a misspelt longer name ("distal muscle weakenss"), not a fragment around one."""
+        it scores 1 too (promoted), when that name is not itself written exactly in the question, has about as many
+        words as the span (within one), and the span cuts no exact name in two: a misspelt longer name ("distal
+        muscle weakenss"), not a fragment around one ("gene with Autosomal recessive spastic paraplegia")."""
         exact_spans = {(item.span.start, item.span.end) for item in exact}
         exact_keys = {item.key for item in exact}
         spans = [
