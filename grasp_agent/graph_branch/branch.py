@@ -146,7 +146,10 @@ class GraphBranch:
                 else None
             )
             planner: Planner = HeuristicPlanner(
-                context, min_doc_anchor_score=settings.doc_anchor_min_score, answer_types=answer_types
+                context,
+                min_doc_anchor_score=settings.doc_anchor_min_score,
+                answer_types=answer_types,
+                name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
             )
             return cls(
                 procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary

@@ -23,6 +23,7 @@ from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, quoted_spans
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import MentionRole
+from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import (
@@ -141,10 +142,12 @@ class HeuristicPlanner:
         min_anchor_score: float = MIN_ANCHOR_SCORE,
         min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE,
         answer_types: AnswerTypePrior | None = None,
+        name_vocabulary: frozenset[str] | None = None,
     ) -> None:
         self._context = context
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context, answer_types)
+        self._name_vocabulary = name_vocabulary
         self._noise_words = (
             FUNCTION_WORDS
             | _relation_words(context)
@@ -227,7 +230,13 @@ class HeuristicPlanner:
             estimates.append(self._candidates(row, path))
             confident = confident and not described and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
         leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
-        has_content = any(w.lower() not in self._noise_words for w in _WORD.findall(leftover))
+        # content: a word no frame word lists, and (with the SKB's name vocabulary) one its names use ("my
+        # daughter ... what could this be" leaves nothing a node's text could be rescored by)
+        vocabulary = self._name_vocabulary
+        has_content = any(
+            w.lower() not in self._noise_words and (vocabulary is None or phrase_key(w) in vocabulary)
+            for w in _WORD.findall(leftover)
+        )
         text = leftover if has_content else ""
         if not anchors and not text:
             text = question  # nothing linked and nothing left: rank the target type by the whole question

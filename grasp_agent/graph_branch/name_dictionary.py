@@ -118,6 +118,11 @@ class NameDictionary:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """The normalised words of the SKB's names and synonyms."""
+        return frozenset(self._vocabulary)
+
     def matches(self, text: str) -> list[PhraseMatch]:
         """Every key the text holds as whole words (overlapping ones too), after the guards in the module
         docstring; then those found only once misspelt words are corrected; in order of position."""

@@ -85,3 +85,17 @@ def test_a_kind_of_x_is_of_x_type_when_no_type_is_named() -> None:
     )
     assert plan.target.type == "Phenotype"
     assert [(h.relation, h.direction.value) for h in plan.hops] == [("IS_A", "in")]
+
+
+def test_relevance_text_needs_a_word_the_skb_names_use() -> None:
+    table = EntityTable((_row("microcephaly", "Phenotype", 1.0),))
+    question = "My daughter has microcephaly. What could this be, doctor?"
+    loose = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert loose.relevance_text  # "daughter", "doctor": no frame word list names them
+    vocabulary = frozenset({"microcephaly", "early", "onset"})
+    strict = HeuristicPlanner(HPO_CONTEXT, name_vocabulary=vocabulary).build(question, table)
+    assert strict.relevance_text == ""  # nothing a node's text could be rescored by
+    kept = HeuristicPlanner(HPO_CONTEXT, name_vocabulary=vocabulary).build(
+        "Which early onset diseases show microcephaly?", table
+    )
+    assert "early onset" in kept.relevance_text
