@@ -1,13 +1,15 @@
 """The planner for when no LLM is configured: a plan assembled from the entity table and the schema.
 
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
-- target: the type the question asks for ("which diseases ..."), else the most populous type;
+- target: the type the question asks for ("which diseases ..."); else, for "which kind of X", X's type; else the
+  type training questions with such anchors asked for (`answer_types`), else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
   next to the mention ("... but no seizures", "... while X is excluded") picks the negative one; words asking
   for the mention's hierarchy ("subtypes of X", "parent terms of X") add a directed hop down (or up) its type's
   self-relation first (`Routes`
   swaps these two choices for others: the Path-Bank planner's come from similar training questions);
-- relevance_text: the question minus anchor mentions, kept only when content words remain;
+- relevance_text: the question minus anchor mentions, kept only when content words remain (with the name
+  dictionary's vocabulary: a word the SKB's names use);
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
 """
 
