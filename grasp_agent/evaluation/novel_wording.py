@@ -299,7 +299,6 @@ class NovelQuery:
     hops: int
     family: str
     topic_ids: tuple[str, ...]
-    group: str = ""  # perturbation groups: the requirement all ten wordings share
 
     def record(self) -> dict[str, object]:
         """The JSONL line `query_sets.read_jsonl_queries` reads; the family is its `level`."""
@@ -481,19 +480,20 @@ def build_novel_wording(
 
     queries: list[NovelQuery] = []
     groups: list[NovelQuery] = []
-    group_kinds = list(KINDS)
-    for kind_name, kind in KINDS.items():
+    for position_of_kind, (kind_name, kind) in enumerate(KINDS.items()):
         drafts = _fresh_drafts(index, kind_name, seed, in_benchmark)
         rng = random.Random(f"novel-wording:{seed}:{kind_name}")
         stash: list[Draft] = []  # drafts a family could not word wait for the next families
         for family in FAMILIES:
             fits = functools.partial(wording.usable, family=family)
             for taken, draft in enumerate(_stashed_then(stash, drafts, fits), start=1):
-                queries.append(_query(draft, family, wording.render(draft, family, rng), kind.hops, "hponovel"))
+                text = wording.render(draft, family, rng)
+                queries.append(_query(_query_id("hponovel", draft, family), draft, family, text, kind.hops))
                 if taken == per_cell:
                     break
-        # Perturbation groups: the next drafts, each worded in every family it allows plus two ordinary frames.
-        rounds = PERTURBATION_GROUPS // len(group_kinds) + (1 if group_kinds.index(kind_name) < 6 else 0)
+        # Perturbation groups: the next drafts, each worded in every family it allows plus ordinary frames; the
+        # groups are shared out over the kinds, the first kinds taking one more while the remainder lasts.
+        rounds = PERTURBATION_GROUPS // len(KINDS) + (1 if position_of_kind < PERTURBATION_GROUPS % len(KINDS) else 0)
         for draft in drafts:
             if rounds == 0:
                 break
@@ -501,19 +501,8 @@ def build_novel_wording(
             plain = ["plain"] * (PERTURBATION_SIZE - len(families))
             group_id = _query_id("hpoperturb", draft, "group")
             for position, family in enumerate(families + plain):
-                text = wording.render(draft, "plain" if family == "plain" else family, rng, variant=position)
-                groups.append(
-                    NovelQuery(
-                        f"{group_id}-{position}",
-                        text,
-                        tuple(sorted(draft.answers)),
-                        draft.template,
-                        kind.hops,
-                        family,
-                        draft.anchors,
-                        group_id,
-                    )
-                )
+                text = wording.render(draft, family, rng, variant=position)
+                groups.append(_query(f"{group_id}-{position}", draft, family, text, kind.hops))
             rounds -= 1
     return queries, groups
 
@@ -531,26 +520,13 @@ def _stashed_then(stash: list[Draft], drafts: Iterator[Draft], fits: Callable[[D
             stash.append(draft)
 
 
-def _query(draft: Draft, family: str, text: str, hops: int, prefix: str) -> NovelQuery:
-    return NovelQuery(
-        _query_id(prefix, draft, family),
-        text,
-        tuple(sorted(draft.answers)),
-        draft.template,
-        hops,
-        family,
-        draft.anchors,
-    )
+def _query(query_id: str, draft: Draft, family: str, text: str, hops: int) -> NovelQuery:
+    return NovelQuery(query_id, text, tuple(sorted(draft.answers)), draft.template, hops, family, draft.anchors)
 
 
 def write_queries(path: Path, queries: Iterable[NovelQuery]) -> None:
     with Path(path).open("w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(query.record()) + "\n" for query in queries)
-
-
-def perturbation_group(query_id: str) -> str:
-    """The group a perturbation question belongs to (its id without the position)."""
-    return query_id.rsplit("-", 1)[0]
 
 
 __all__ = [
@@ -560,6 +536,5 @@ __all__ = [
     "build_novel_wording",
     "misspelled",
     "paraphrased",
-    "perturbation_group",
     "write_queries",
 ]

@@ -1,6 +1,6 @@
 """The perturbation check: one requirement worded several ways should keep one top answer.
 
-A group is the questions whose ids differ only in their last `-N` (`novel_wording.perturbation_group`). From a
+A group is the questions whose ids differ only in their last `-N` (`group_of`; `grasp bench build-novel` ids). From a
 system's saved runs, a group is *stable* when every member's first-ranked node is the same one, and *stable and
 right* when that node is also an answer. Pure functions over runs; `grasp eval perturbation` prints them.
 """

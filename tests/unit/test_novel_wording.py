@@ -17,9 +17,9 @@ from grasp_agent.evaluation.novel_wording import (
     build_novel_wording,
     misspelled,
     paraphrased,
-    perturbation_group,
     write_queries,
 )
+from grasp_agent.evaluation.perturbation import group_of
 from grasp_agent.evaluation.query_sets import read_jsonl_queries
 from grasp_agent.skb.hpo import HpoSource
 from tests.unit.test_hpo_benchmark import Graph
@@ -82,7 +82,7 @@ def test_perturbation_groups_word_one_requirement_ten_ways(built: tuple[list[Nov
     _, groups = built
     by_group: dict[str, list[NovelQuery]] = {}
     for query in groups:
-        by_group.setdefault(perturbation_group(query.id), []).append(query)
+        by_group.setdefault(group_of(query.id), []).append(query)
     assert by_group
     for members in by_group.values():
         assert len(members) == PERTURBATION_SIZE
