@@ -96,6 +96,11 @@ class GraphBranch:
         return self._extractor
 
     @property
+    def dictionary(self) -> NameDictionary | None:
+        """The loaded SKB's names and synonyms the extractor, entity table and runner read (None: off)."""
+        return self._dictionary
+
+    @property
     def planner_name(self) -> str:
         return self._planner.name
 
@@ -116,12 +121,15 @@ class GraphBranch:
         llm: GraspLLM | None = None,
         skb_name: str | None = None,
         llm_extraction: bool = True,
+        dictionary: NameDictionary | None = None,
     ) -> GraphBranch:
         """LLM planning when `llm` is given (with LLM extraction unless `llm_extraction` is off), else the
-        name-span finder and the heuristic planner."""
+        name-span finder and the heuristic planner. `dictionary`: another branch's name dictionary of the same SKB,
+        so it is read once (seconds for a large SKB); read here when GRASP_NAME_DICTIONARY is on and none is given."""
         procedures = GraphProcedures(driver, settings.neo4j_database)
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
-        dictionary = read_name_dictionary(procedures, context.schema) if settings.name_dictionary else None
+        if dictionary is None and settings.name_dictionary:
+            dictionary = read_name_dictionary(procedures, context.schema)
         spans = SpanMentionFinder(
             procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema, dictionary=dictionary
         )

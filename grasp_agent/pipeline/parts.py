@@ -104,9 +104,9 @@ def assemble_parts(
     heuristic = heuristic.with_field_similarity(similarity)
     branches: dict[PlannerName, GraphBranch] = {"heuristic": heuristic}
     if llm is not None:
-        branches["llm"] = GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name).with_field_similarity(
-            similarity
-        )
+        branches["llm"] = GraphBranch.build(
+            driver, settings, embedder, llm, skb_name=skb_name, dictionary=heuristic.dictionary
+        ).with_field_similarity(similarity)
     if BankStore(driver, settings.neo4j_database).identity() is not None:
         branches["pathbank"] = heuristic.with_planner(
             PathBankPlanner(
