@@ -27,8 +27,8 @@ import org.neo4j.graphdb.Transaction;
  */
 final class PartialMatcher {
 
-    /** A partial candidate: its weighted share of the plan (times the anchor count) and, per anchor var, its score. */
-    record Match(Node node, double anchorScore, Map<String, Double> byAnchor) {}
+    /** A partial candidate: its weighted share of the plan, times the anchor count. */
+    record Match(Node node, double anchorScore) {}
 
     /** The weight of an anchor that reaches every target (no information) still counts a little. */
     static final double MIN_WEIGHT = 0.05;
@@ -119,7 +119,7 @@ final class PartialMatcher {
             for (Map.Entry<String, Double> score : scores.entrySet()) {
                 share += weights.get(score.getKey()) * score.getValue();
             }
-            matches.add(new Match(node, sum > 0 ? anchors * share / sum : 0.0, scores));
+            matches.add(new Match(node, sum > 0 ? anchors * share / sum : 0.0));
         });
         return matches;
     }
