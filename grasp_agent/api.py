@@ -13,9 +13,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Annotated, Any, Self
 
 from neo4j import Driver
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from grasp_agent.adapath.graph import MetaPathMode, assemble_path_parts, build_path_graph, run_path_graph
 from grasp_agent.adapath.path_search import PathSearchOptions, Scorer
@@ -48,6 +49,27 @@ class StageEvent:
     ms: float
     elapsed_ms: float  # since the search started
     update: dict[str, Any]
+
+
+# An SKB id as the loader stores it: a non-empty string, or an integer Neo4j can hold (64 bits).
+TopicId = (
+    Annotated[StrictStr, Field(min_length=1, max_length=1000)] | Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+)
+MAX_TOPIC_IDS = 1000  # far above any question's topics; a longer list is a caller's mistake
+
+
+class PathArguments(BaseModel):
+    """`Grasp.paths()`'s arguments, checked before any work as `SearchOptions` checks `search()`'s: a wrong type,
+    an out-of-range k or an unknown mode is a ValidationError naming the argument, never a TypeError or an
+    OverflowError from deep inside, nor a value silently read as something else (a string of ids as its letters)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    topic_ids: list[TopicId] | None = Field(default=None, max_length=MAX_TOPIC_IDS)
+    meta_paths: MetaPathMode = "bank"
+    scorer: Scorer | None = None
+    k: StrictInt | None = Field(default=None, ge=1, le=1000, description="Paths to return (default: 100)")
+    exclude_bank_queries: list[StrictStr] | None = None
 
 
 class Grasp:
@@ -158,22 +180,30 @@ class Grasp:
         the meta-paths of similar training queries (the Path-Bank; `meta_paths="planner"` reads them off the GRASP
         plan instead, `"none"` searches unguided), and the answer the LLM reads off them. `scorer="llm"` lets the
         LLM pick each depth's frontier (the embedding scorer stands in, with a note, when no LLM is configured);
-        `exclude_bank_queries` hides those bank queries (leave-template-out evaluation). Broken stages are in
-        `result.failures`, shortfalls in `result.notes`; only a bad question (QuestionError) raises."""
+        `exclude_bank_queries` hides those bank queries (leave-template-out evaluation); an empty `topic_ids` is
+        the same as None. Broken stages are in `result.failures`, shortfalls in `result.notes`; only bad arguments
+        raise: a bad question QuestionError, the others pydantic's ValidationError (see PathArguments)."""
+        arguments = PathArguments(
+            topic_ids=topic_ids,
+            meta_paths=meta_paths,
+            scorer=scorer,
+            k=k,
+            exclude_bank_queries=exclude_bank_queries,
+        )
         question = self._checked(question)
         notes = []
-        wanted: Scorer = scorer or self.parts.settings.adapath_scorer
+        wanted: Scorer = arguments.scorer or self.parts.settings.adapath_scorer
         if wanted == "llm" and self._llm is None:
             wanted = "embedding"
             notes.append("no LLM configured (GRASP_LLM): the embedding scorer chose the frontier")
-        options = PathSearchOptions.from_settings(self.parts.settings, scorer=wanted, limit=k)
+        options = PathSearchOptions.from_settings(self.parts.settings, scorer=wanted, limit=arguments.k)
         result = run_path_graph(
             self.path_pipeline,
             question,
-            topic_ids=topic_ids,
-            mode=meta_paths,
+            topic_ids=arguments.topic_ids,
+            mode=arguments.meta_paths,
             options=options,
-            exclude_bank_queries=exclude_bank_queries or (),
+            exclude_bank_queries=arguments.exclude_bank_queries or (),
         )
         return result.model_copy(update={"notes": [*notes, *result.notes]}) if notes else result
 

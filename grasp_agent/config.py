@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +17,8 @@ def default_models_cache_dir() -> Path:
 
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+_HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"{_HOST_LABEL}(?:\.{_HOST_LABEL})*")
 
 
 def _project_root() -> Path:
@@ -155,6 +159,19 @@ class Settings(BaseSettings):
         description="Find the loaded SKB's exact names and synonyms in questions (any case, inside hyphen "
         "compounds, plurals) before the embedding linker, and link them as their nodes' names",
     )
+    mention_max_spans: int = Field(
+        default=256,
+        ge=1,
+        le=100_000,
+        description="Word spans of a question the name-span finder embeds and links, fewest words first "
+        "(about 5 ms each; the eval sets' questions have at most 126)",
+    )
+    mention_budget_s: float = Field(
+        default=1.0,
+        gt=0.0,
+        le=3600.0,
+        description="Seconds the name-span finder may spend; no new chunk of 64 spans starts after them",
+    )
     doc_anchors: bool = Field(
         default=True,
         description="Link clauses that describe an entity without naming it "
@@ -184,10 +201,10 @@ class Settings(BaseSettings):
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
     text_index_dir: Path | None = Field(
-        default=None, description="BM25 indexes. Default: <project_root>/.grasp/text_index"
+        default=None, description="BM25 indexes. Default: <instance folder>/text_index (per instance)"
     )
     dense_index_dir: Path | None = Field(
-        default=None, description="Dense field matrices. Default: <project_root>/.grasp/dense_index"
+        default=None, description="Dense field matrices. Default: <instance folder>/dense_index (per instance)"
     )
     field_weights_dir: Path | None = Field(
         default=None, description="Trained field weights. Default: <project_root>/.grasp/field_weights/<skb>/<model>"
@@ -249,6 +266,17 @@ class Settings(BaseSettings):
         default=2000, ge=16, le=100_000, description="Longer questions are refused before any work"
     )
 
+    # Demo UI (`grasp ui`)
+    ui_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="Searches the demo runs at once (and as many path searches); later ones wait in the queue",
+    )
+    ui_queue_size: int = Field(
+        default=64, ge=1, le=10_000, description="Requests the demo's queue holds; past it a visitor is told to retry"
+    )
+
     # AdaPath (path answers): Path-Bank retrieval and the guided beam search
     adapath_bank_queries: int = Field(default=20, ge=1, le=1000, description="Similar bank queries that vote")
     adapath_meta_paths: int = Field(default=5, ge=1, le=100, description="Meta-paths the search follows")
@@ -270,6 +298,21 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_uri_means_local(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("listen_address")
+    @classmethod
+    def _host_name_or_ipv4(cls, value: str) -> str:
+        """Written into neo4j.conf and the Bolt/HTTP addresses: anything else (a newline) could add conf lines."""
+        try:
+            address = ipaddress.ip_address(value)
+        except ValueError:
+            address = None
+        if address is not None and address.version == 6:
+            raise ValueError(f"IPv6 literals are not supported ({value}); use an IPv4 address or a host name")
+        dotted_numbers = value.rsplit(".", 1)[-1].isdigit()  # e.g. 999.0.0.1: a malformed IPv4, not a name
+        if address is None and (len(value) > 253 or not _HOST_NAME.fullmatch(value) or dotted_numbers):
+            raise ValueError(f"must be a host name or an IPv4 address such as 127.0.0.1, not {value!r}")
+        return value
 
     @property
     def uses_external_server(self) -> bool:

@@ -17,4 +17,4 @@ grasp = Grasp.from_config(settings, progress=True)  # Gradio's reloader re-runs 
 demo = build_app(grasp, settings)
 
 if __name__ == "__main__":
-    demo.launch(server_name="127.0.0.1", server_port=7860, **launch_options())
+    demo.launch(server_name="127.0.0.1", server_port=7860, **launch_options("127.0.0.1", 7860, loopback=True))

@@ -12,12 +12,14 @@ from typing import NoReturn, ParamSpec, TypeVar
 import typer
 from neo4j.exceptions import DatabaseUnavailable, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RenderResult
+from rich.segment import Segment
 
 from grasp_agent.config import Settings
 from grasp_agent.errors import DatabaseUnavailableError, GraspError
 from grasp_agent.pipeline.options import PlannerName
 from grasp_agent.skb.context import NoSkbLoadedError
+from grasp_agent.terminal_text import printable, safe_json
 
 
 class ExitCode(IntEnum):
@@ -67,8 +69,34 @@ def planner_name(planner: PlannerChoice | None, heuristic: bool) -> PlannerName 
     return chosen.value if chosen is not None else None
 
 
-console = Console()
-errors = Console(stderr=True)
+class _Printable:
+    """A renderable shown without the control characters its text holds; rich's own styling and cursor
+    moves (control segments) pass as they are."""
+
+    def __init__(self, inner: ConsoleRenderable) -> None:
+        self._inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self._inner, options):
+            yield segment if segment.control else Segment(printable(segment.text), segment.style)
+
+
+class PrintableText(RenderHook):
+    """Everything a console prints (node names, questions, error messages) loses its control characters, so
+    a hostile SKB or question cannot drive the terminal (escape sequences, hidden text, bidi overrides)."""
+
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
+        return [_Printable(renderable) for renderable in renderables]
+
+
+def safe_console(stderr: bool = False) -> Console:
+    terminal = Console(stderr=stderr)
+    terminal.push_render_hook(PrintableText())
+    return terminal
+
+
+console = safe_console()
+errors = safe_console(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -132,9 +160,10 @@ def friendly_errors(command: Callable[P, R]) -> Callable[P, R]:
 
 
 def fail(message: str, code: ExitCode = ExitCode.ERROR) -> NoReturn:
-    """`error: <message>` on stderr (stdout stays clean for --json), then exit with `code`."""
+    """`error: <message>` on stderr (stdout stays clean for --json), then exit with `code`; one line however
+    narrow the terminal (a script reads it with `head -1`)."""
     errors.print("[bold red]error:[/] ", end="")
-    errors.print(message, markup=False, highlight=False)
+    errors.print(message, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code=int(code))
 
 
@@ -142,7 +171,12 @@ def print_json(document: object) -> None:
     """One JSON document on stdout, nothing else (no markup, no wrapping): what every `--json` prints."""
     import json
 
-    typer.echo(json.dumps(document, indent=1, ensure_ascii=False, default=str))
+    echo_json(json.dumps(document, indent=1, ensure_ascii=False, default=str))
+
+
+def echo_json(document: str) -> None:
+    """A JSON text on stdout, its DEL, C1 and bidi characters written as escapes (the values stay the same)."""
+    typer.echo(safe_json(document))
 
 
 @contextmanager

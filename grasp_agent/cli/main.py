@@ -8,7 +8,7 @@ from grasp_agent.cli import adapath, bench, db, evaluate, load, skb, train
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.cli.plan import plan
 from grasp_agent.cli.search import search
-from grasp_agent.cli.ui import launch_ui, ui
+from grasp_agent.cli.ui import DEFAULT_PORT, LOCALHOST, check_port, launch_ui, ui
 
 app = typer.Typer(
     help="grasp: Neo4j-native hybrid retrieval over semi-structured knowledge bases.", no_args_is_help=True
@@ -40,6 +40,8 @@ def demo(
     from grasp_agent.skb.hpo import HpoSource
 
     settings = load_settings()
+    if not no_ui:
+        check_port(LOCALHOST, DEFAULT_PORT)  # before minutes of loading, not after
     db.start_server(settings)
     db.smoke()
     console.print("\nLoading the Human Phenotype Ontology SKB (first run only; later runs find it loaded).")

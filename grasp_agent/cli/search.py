@@ -10,6 +10,7 @@ from grasp_agent.cli._common import (
     FusionChoice,
     PlannerChoice,
     console,
+    echo_json,
     friendly_errors,
     load_settings,
     planner_name,
@@ -56,7 +57,7 @@ def search(
                         status.update(f"searching: {event.stage} done ({event.ms:.0f} ms)")
     assert isinstance(result, SearchResult)
     if as_json:
-        typer.echo(result.model_dump_json(indent=1))
+        echo_json(result.model_dump_json(indent=1))
     else:
         show(result)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import typer
 
 from grasp_agent.cli._common import console, friendly_errors, is_loopback, load_settings
@@ -21,15 +23,35 @@ def check_host(host: str, expose: bool) -> None:
         )
 
 
+def check_port(host: str, port: int) -> None:
+    """Binds `host:port` once, as the server will (address reuse on, so a closed port's TIME_WAIT does not
+    count), before minutes of loading indexes; a port in use is one error line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise GraspError(
+            f"cannot serve on {host}:{port}: {error.strerror or error} (another `grasp ui`?); "
+            "stop what holds it or choose another port with --port"
+        ) from error
+
+
 def launch_ui(settings: Settings, host: str = LOCALHOST, port: int = DEFAULT_PORT) -> None:
     """Opens the pipeline, serves the demo until Ctrl-C, then closes the pipeline."""
     from grasp_agent.api import Grasp  # imports LangGraph and Gradio; kept off the other commands' start-up
     from grasp_agent.ui import build_app, launch_options
 
+    check_port(host, port)
     with Grasp.from_config(settings, progress=True) as grasp:
         app = build_app(grasp, settings)
+        options = launch_options(host, port, loopback=is_loopback(host))
         console.print(f"GRASP demo on http://{host}:{port} (Ctrl-C stops it)", highlight=False)
-        app.launch(server_name=host, server_port=port, quiet=True, **launch_options())
+        try:
+            app.launch(server_name=host, server_port=port, quiet=True, **options)
+        except OSError as error:  # taken while the indexes loaded
+            raise GraspError(f"cannot serve on {host}:{port}: {error}; choose another port with --port") from error
 
 
 @friendly_errors
@@ -40,4 +62,5 @@ def ui(
 ) -> None:
     """The demo in a browser: live stage progress, entity table, plan, Cypher, rankings and witness paths."""
     check_host(host, expose)
+    check_port(host, port)
     launch_ui(load_settings(), host, port)

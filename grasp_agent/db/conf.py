@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from grasp_agent.config import Settings
 from grasp_agent.db.memory import MemoryPlan
+from grasp_agent.errors import ConfigError
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_MAIN = "org.neo4j.cli.AdminTool"
+# C0, DEL and C1 (Unicode category Cc): a newline in a value would start a new neo4j.conf line.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 UNRESTRICTED_PROCEDURES = "grasp.*,adapath.*,gds.*,apoc.*"
 # Every address: LOAD CSV and apoc.load.* then cannot make the server fetch URLs for any database user
 # (APOC checks the same list). GRASP_ALLOW_URL_LOADS=true lifts it; grasp itself never loads from URLs.
@@ -67,7 +73,19 @@ def render_conf(settings: Settings, memory: MemoryPlan) -> str:
     ]
     if not settings.allow_url_loads:
         lines.append(f"internal.dbms.cypher_ip_blocklist={BLOCK_ALL_ADDRESSES}")  # 5.26: internal namespace
+    for line in lines:
+        _refuse_control_characters(line)
     return "\n".join(lines) + "\n"
+
+
+def _refuse_control_characters(line: str) -> None:
+    """Defence in depth behind the settings' own checks (which `model_copy` skips): one value, one line."""
+    if CONTROL_CHARACTER.search(line):
+        key, _, value = line.partition("=")
+        raise ConfigError(
+            f"refusing to write neo4j.conf: the value of {key} contains a control character (such as a newline, "
+            f"which would add lines to the file): {value!r}"
+        )
 
 
 def render_apoc_conf(settings: Settings) -> str:
@@ -93,12 +111,28 @@ def java_command(java: Path, settings: Settings, memory: MemoryPlan) -> list[str
         "-cp",
         classpath,
         ENTRY_POINT,
-        f"--home-dir={settings.instance_dir}",
+        home_dir_argument(settings.instance_dir),
         f"--config-dir={conf_dir}",
     ]
 
 
-def admin_command(java: Path, settings: Settings, *args: str) -> list[str]:
-    """neo4j-admin without its shell script, e.g. ("dbms", "set-initial-password", pw)."""
+def home_dir_argument(instance_dir: Path) -> str:
+    """The argument that tells one instance's server JVM from every other process (compared whole, never as a
+    prefix: `.../probe` is a prefix of `.../probe2`)."""
+    return f"--home-dir={instance_dir}"
+
+
+def admin_command(java: Path, settings: Settings, argfile: Path) -> list[str]:
+    """neo4j-admin without its shell script. Its main class and arguments are in `argfile` (see `java_argfile`),
+    which the java launcher itself reads (JDK 9+), so a password among them is in no process's command line
+    (`ps`, /proc/<pid>/cmdline). -XX:-UsePerfData: no hsperfdata file holds the expanded command either."""
     classpath = f"{settings.resolved_runtime_dir / 'lib'}/*"
-    return [str(java), "-Xmx256m", "-cp", classpath, "org.neo4j.cli.AdminTool", *args]
+    return [str(java), "-XX:-UsePerfData", "-Xmx256m", "-cp", classpath, f"@{argfile}"]
+
+
+def java_argfile(args: Sequence[str]) -> str:
+    """The text of a java launcher @argfile passing `args` verbatim: each in double quotes, with backslash and
+    double quote escaped (the launcher's rules); control characters are refused rather than escaped."""
+    if any(CONTROL_CHARACTER.search(arg) for arg in args):
+        raise ConfigError("an argument for the java launcher contains a control character")
+    return " ".join('"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"' for arg in args) + "\n"

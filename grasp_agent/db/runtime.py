@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grasp_agent.config import Settings
+from grasp_agent.db.process import exclusive
 from grasp_agent.errors import ConfigError, RuntimeBuildError
 
 log = logging.getLogger(__name__)
 
 STAMP_NAME = "BUILD-FINGERPRINT"
+_BUILD_WAIT_S = 3600.0  # a first build downloads ~300 MB
 _SOURCE_SUFFIXES = {".java", ".xml", ".properties"}
 _PROGRESS_PREFIXES = ("[INFO] Building ", "[ERROR]", "[INFO] BUILD")
 
@@ -69,6 +71,17 @@ def ensure_runtime(
     runtime_dir = settings.resolved_runtime_dir
     if not force and is_built(settings):
         return BuildOutcome(built=False, seconds=0.0, runtime_dir=runtime_dir)
+    _refuse_unbuildable(settings)
+    runtime_dir.mkdir(parents=True, exist_ok=True)
+    busy = f"another grasp building the Neo4j runtime in {runtime_dir}"
+    # Two first `grasp db start`s at once would run two Maven builds into one folder: the second waits instead.
+    with exclusive(runtime_dir / "build.lock", _BUILD_WAIT_S, busy, RuntimeBuildError):
+        if not force and is_built(settings):
+            return BuildOutcome(built=False, seconds=0.0, runtime_dir=runtime_dir)
+        return _build(settings, run_tests, on_line)
+
+
+def _refuse_unbuildable(settings: Settings) -> None:
     procedures = settings.resolved_procedures_dir
     if not (procedures / "pom.xml").is_file():
         raise ConfigError(
@@ -77,8 +90,12 @@ def ensure_runtime(
         )
     if shutil.which(settings.maven_command) is None:
         raise ConfigError(f"cannot build the Neo4j runtime: Maven command '{settings.maven_command}' is not on PATH")
+
+
+def _build(settings: Settings, run_tests: bool, on_line: Callable[[str], None] | None) -> BuildOutcome:
+    runtime_dir = settings.resolved_runtime_dir
+    procedures = settings.resolved_procedures_dir
     started = time.monotonic()
-    runtime_dir.mkdir(parents=True, exist_ok=True)
     _run_maven(settings, runtime_dir, run_tests, on_line or (lambda line: None))
     (runtime_dir / STAMP_NAME).write_text(source_fingerprint(procedures) + "\n")
     return BuildOutcome(built=True, seconds=time.monotonic() - started, runtime_dir=runtime_dir)

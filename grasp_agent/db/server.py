@@ -8,15 +8,18 @@ import signal
 import socket
 import subprocess
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from grasp_agent.config import Settings
-from grasp_agent.db.conf import ENTRY_POINT, admin_command, java_command, render_apoc_conf, render_conf
+from grasp_agent.db.conf import java_command, render_apoc_conf, render_conf
 from grasp_agent.db.connection import open_driver
 from grasp_agent.db.credentials import generate_password_file, read_password_file
+from grasp_agent.db.initial_password import set_initial_password
 from grasp_agent.db.memory import plan_memory, total_memory_bytes
+from grasp_agent.db.process import exclusive, is_server_of, write_pid_file
 from grasp_agent.errors import (
     AuthenticationError,
     ConfigError,
@@ -25,6 +28,7 @@ from grasp_agent.errors import (
 )
 
 _STOP_GRACE_S = 60.0
+_KILL_WAIT_S = 10.0
 
 
 class ServerState(str, Enum):
@@ -53,6 +57,7 @@ class LocalServer:
         self.settings = settings
         self.dir = settings.instance_dir
         self.pid_file = self.dir / "run" / "grasp-neo4j.pid"
+        self.lock_file = self.dir / "run" / "grasp-neo4j.lock"
         self.console_log = self.dir / "logs" / "console.log"
         self.neo4j_log = self.dir / "logs" / "neo4j.log"
 
@@ -63,18 +68,7 @@ class LocalServer:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass  # alive, owned by someone else: the cmdline check below decides
-        cmdline = Path(f"/proc/{pid}/cmdline")
-        if cmdline.exists():
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            if ENTRY_POINT not in text or f"--home-dir={self.dir}" not in text:
-                return None  # the pid was recycled by an unrelated process
-        return pid
+        return pid if is_server_of(pid, self.dir) else None
 
     def state(self) -> ServerState:
         if self.settings.uses_external_server:
@@ -82,21 +76,32 @@ class LocalServer:
         return ServerState.RUNNING if self.pid() is not None else ServerState.STOPPED
 
     # ---- start ------------------------------------------------------------------------------------
+    def _turn(self) -> AbstractContextManager[None]:
+        """The instance lock; waits out one start or stop of the same instance, each bounded in time."""
+        wait_s = self.settings.start_timeout_s + _STOP_GRACE_S + _KILL_WAIT_S + 60.0
+        busy = f"another `grasp db start` or `grasp db stop` of instance '{self.settings.instance}'"
+        return exclusive(self.lock_file, wait_s, busy)
+
     def start(self) -> StartOutcome:
-        """Start the JVM detached and wait until Bolt accepts our credentials. Idempotent."""
+        """Start the JVM detached and wait until Bolt accepts our credentials. Idempotent, also when two run at
+        once: the second waits for the first and then finds its server running."""
         if self.settings.uses_external_server:
             raise ConfigError(
                 f"GRASP_NEO4J_URI is set ({self.settings.neo4j_uri}): grasp uses that server and starts no local one"
             )
         started = time.monotonic()
-        running = self.pid()
-        if running is not None:
-            self._wait_for_bolt(running, started)
-            return StartOutcome(pid=running, seconds=time.monotonic() - started, already_running=True)
+        self._make_private_dirs()
+        with self._turn():
+            running = self.pid()
+            if running is not None:
+                self._wait_for_bolt(running, started)
+                return StartOutcome(pid=running, seconds=time.monotonic() - started, already_running=True)
+            return self._launch(started)
+
+    def _launch(self, started: float) -> StartOutcome:
         self._refuse_busy_ports()
         java = self._java()
         memory = plan_memory(total_memory_bytes(), self.settings.heap_size, self.settings.pagecache_size)
-        self._make_private_dirs()
         (self.dir / "conf" / "neo4j.conf").write_text(render_conf(self.settings, memory))
         (self.dir / "conf" / "apoc.conf").write_text(render_apoc_conf(self.settings))
         self._ensure_initial_password(java)
@@ -112,7 +117,7 @@ class LocalServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # survives the CLI that started it; Ctrl-C in the shell won't kill it
             )
-        self.pid_file.write_text(f"{process.pid}\n")
+        write_pid_file(self.pid_file, process.pid)
         self._wait_for_bolt(process.pid, started, process)
         return StartOutcome(pid=process.pid, seconds=time.monotonic() - started, already_running=False)
 
@@ -151,20 +156,10 @@ class LocalServer:
                     f"gone; restore it, or delete {self.dir / 'data'} to start over with a new password"
                 )
             return
-        # Note: neo4j-admin takes the password as an argument; it is visible to local `ps` for well under a second.
         password = (
             read_password_file(password_file) if password_file.exists() else generate_password_file(password_file)
         )
-        env = {**os.environ, "NEO4J_HOME": str(self.dir), "NEO4J_CONF": str(self.dir / "conf")}
-        result = subprocess.run(
-            admin_command(java, self.settings, "dbms", "set-initial-password", password),
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            raise ServerStartError(f"neo4j-admin set-initial-password failed: {result.stdout}{result.stderr}")
+        set_initial_password(java, self.settings, password)
 
     def _wait_for_bolt(self, pid: int, started: float, process: subprocess.Popen[bytes] | None = None) -> None:
         deadline = started + self.settings.start_timeout_s
@@ -201,15 +196,18 @@ class LocalServer:
                 f"GRASP_NEO4J_URI is set ({self.settings.neo4j_uri}): grasp does not stop external servers"
             )
         started = time.monotonic()
-        pid = self.pid()
-        if pid is None:
+        if not self.pid_file.parent.is_dir():
+            return StopOutcome(was_running=False, seconds=0.0)  # never started: no folder to lock or clean
+        with self._turn():  # a start under way finishes first, and its server is then stopped
+            pid = self.pid()
+            if pid is None:
+                self.pid_file.unlink(missing_ok=True)
+                return StopOutcome(was_running=False, seconds=0.0)
+            os.kill(pid, signal.SIGTERM)
+            if not _wait_for_exit(pid, _STOP_GRACE_S):
+                os.kill(pid, signal.SIGKILL)
+                _wait_for_exit(pid, _KILL_WAIT_S)
             self.pid_file.unlink(missing_ok=True)
-            return StopOutcome(was_running=False, seconds=0.0)
-        os.kill(pid, signal.SIGTERM)
-        if not _wait_for_exit(pid, _STOP_GRACE_S):
-            os.kill(pid, signal.SIGKILL)
-            _wait_for_exit(pid, 10.0)
-        self.pid_file.unlink(missing_ok=True)
         return StopOutcome(was_running=True, seconds=time.monotonic() - started)
 
     def tail_log(self, lines: int) -> list[str]:

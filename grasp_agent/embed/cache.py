@@ -14,6 +14,7 @@ import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import EmbeddingError
+from grasp_agent.private_files import create_private_file, tighten
 
 if TYPE_CHECKING:
     from grasp_agent.embed.vector_pack import PackShelf
@@ -62,12 +63,17 @@ class CachedEmbedder(GraspEmbedder):
         self._pack_hits = 0
         self._misses = 0
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600, as the instance folder is private: SQLite gives its -wal and -shm files the same mode
+            create_private_file(path)
+            if not path.is_file():  # a FIFO would block SQLite's first read forever
+                raise EmbeddingError(f"embedding cache {path} could not be opened: not a regular file")
             self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._connection.execute("PRAGMA journal_mode=WAL")  # readers in other processes do not block us
             self._connection.execute("PRAGMA synchronous=NORMAL")
             for statement in _SCHEMA:
                 self._connection.execute(statement)
+            for companion in ("-wal", "-shm"):  # made by an older version with the umask's mode
+                tighten(path.with_name(path.name + companion))
         except (OSError, sqlite3.Error) as exc:
             raise EmbeddingError(f"embedding cache {path} could not be opened: {exc}") from exc
 

@@ -31,6 +31,8 @@ def json_object_line(path: Path, number: int, line: str, error_type: type[DataFi
         data = json.loads(line)
     except json.JSONDecodeError as error:
         raise error_type(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from error
+    except RecursionError as error:  # past Python's recursion limit (~1,000 levels)
+        raise error_type(path, number, "JSON nested too deeply") from error
     if not isinstance(data, dict):
         raise error_type(path, number, f"expected a JSON object, got {type(data).__name__}")
     return data

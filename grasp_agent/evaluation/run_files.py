@@ -95,17 +95,28 @@ def read_runs(folder: Path) -> tuple[dict[str, SystemRuns], dict[str, set[str]] 
     order = {name: index for index, name in enumerate(SYSTEMS)}
     ordered = dict(sorted(results.items(), key=lambda item: order.get(item[0], len(order))))
     names_path = runs_dir / GOLD_NAMES
-    names = (
-        {key: set(value) for key, value in json.loads(names_path.read_text(encoding="utf-8")).items()}
-        if names_path.is_file()
-        else None
-    )
-    return ordered, names
+    return ordered, _gold_names(names_path) if names_path.is_file() else None
+
+
+def _gold_names(path: Path) -> dict[str, set[str]]:
+    try:
+        names = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError as error:
+        raise EvaluationError(f"{path}: JSON nested too deeply") from error
+    except ValueError as error:
+        raise EvaluationError(f"{path}: not JSON ({error})") from error
+    if not isinstance(names, dict) or not all(
+        isinstance(value, list) and all(isinstance(name, str) for name in value) for value in names.values()
+    ):
+        raise EvaluationError(f"{path}: expected an object of query id -> list of answer names")
+    return {key: set(value) for key, value in names.items()}
 
 
 def _record(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
         record = json.loads(line)
+    except RecursionError as error:  # past Python's recursion limit (~1,000 levels)
+        raise EvaluationError(f"{path}:{number}: JSON nested too deeply") from error
     except ValueError as error:
         raise EvaluationError(f"{path}:{number}: not JSON ({error})") from error
     missing = (

@@ -131,7 +131,12 @@ class GraphBranch:
         if dictionary is None and settings.name_dictionary:
             dictionary = read_name_dictionary(procedures, context.schema)
         spans = SpanMentionFinder(
-            procedures, embedder.with_max_tokens(NAME_TOKENS), context.schema, dictionary=dictionary
+            procedures,
+            embedder.with_max_tokens(NAME_TOKENS),
+            context.schema,
+            dictionary=dictionary,
+            max_spans=settings.mention_max_spans,
+            budget_s=settings.mention_budget_s,
         )
         execution = ExecutionSettings(
             limit=settings.graph_top_k,

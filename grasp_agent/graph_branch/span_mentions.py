@@ -10,18 +10,26 @@ an exact name and links to a longer name holding it ("distal muscle weakenss" ->
 as exact too. Works because node names are short noun phrases and the name encoder scores a paraphrase of a
 name ("epileptic spasms") close to it (0.94) and a sentence fragment around it lower ("present with epileptic
 spasms", 0.92).
+
+Linking costs about 4 ms a span (embedding 1 ms), and spans grow with the question: 1,992 characters of random
+two-letter words gave 5,284 spans and a minute of work. So at most `max_spans` spans are linked, shortest first
+(every word alone before any pair), in chunks: the first always runs, a later one only if it should end within
+`budget_s` of the start of extraction; at most `max_mentions` anchors are kept, best first. The eval sets'
+questions (at most 126 spans, 4 anchors) are never cut.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
-from grasp_agent.graph_branch.procedure_calls import GraphProcedures
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
 
@@ -45,6 +53,17 @@ _QUOTE_MARKS = ('"', "\u201c", "\u201d", "\u00ab", "\u00bb")
 DEFAULT_MIN_SCORE = 0.9
 # HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.
 MAX_SPAN_WORDS = 8
+MAX_SPANS = 256  # GRASP_MENTION_MAX_SPANS: about 1.5 s of embedding and linking on 2 cores
+BUDGET_S = 1.0  # GRASP_MENTION_BUDGET_S
+# Spans embedded and linked per round trip: the first chunk holds every span of the eval sets' questions (so
+# they are never cut); a later chunk starts only when the time the earlier ones took says it ends in budget.
+FIRST_CHUNK_SPANS = 128
+CHUNK_SPANS = 64
+# Anchor mentions kept, best first: the 150 eval questions with the most spans name at most 4 things, and a
+# plan joining 19 anchors of random words ran into the graph branch's 5 s execution budget.
+MAX_MENTIONS = 6
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,9 @@ class SpanMentionFinder:
         min_score: float = DEFAULT_MIN_SCORE,
         max_words: int = MAX_SPAN_WORDS,
         dictionary: NameDictionary | None = None,
+        max_spans: int = MAX_SPANS,
+        budget_s: float = BUDGET_S,
+        max_mentions: int = MAX_MENTIONS,
     ) -> None:
         self._procedures = procedures
         self._embedder = name_embedder
@@ -101,6 +123,9 @@ class SpanMentionFinder:
         self._min_score = min_score
         self._max_words = max_words
         self._dictionary = dictionary
+        self._max_spans = max_spans
+        self._budget_s = budget_s
+        self._max_mentions = max_mentions
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
 
     def extract(self, question: str) -> list[Mention]:
@@ -111,9 +136,10 @@ class SpanMentionFinder:
         return mentions
 
     def _linked_spans(self, question: str) -> list[tuple[Span, tuple[str, ...]]]:
+        deadline = time.monotonic() + self._budget_s
         exact = self._exact_spans(question)
-        embedded = self._embedded_spans(question, exact)
-        return choose_spans([*exact, *embedded])
+        embedded = self._embedded_spans(question, exact, deadline)
+        return choose_spans([*exact, *embedded], self._max_mentions)
 
     def _exact_spans(self, question: str) -> list[ScoredSpan]:
         """The dictionary's matches as candidates of score 1, except a type word, only function words, or a match
@@ -134,26 +160,40 @@ class SpanMentionFinder:
             found.append(ScoredSpan(span, 1.0, match.labels[:2], key=phrase_key(match.text), promoted=match.corrected))
         return found
 
-    def _embedded_spans(self, question: str, exact: list[ScoredSpan]) -> list[ScoredSpan]:
-        """Spans linked through the name index. One that contains an exact name and links to a longer name holding
-        it scores 1 too (promoted), when that name is not itself written exactly in the question, has about as many
-        words as the span (within one), and the span cuts no exact name in two: a misspelt longer name ("distal
-        muscle weakenss"), not a fragment around one ("gene with Autosomal recessive spastic paraplegia")."""
+    def _embedded_spans(self, question: str, exact: list[ScoredSpan], deadline: float) -> list[ScoredSpan]:
+        """Spans linked through the name index: those `bounded_spans` keeps, chunk by chunk while time is left."""
         exact_spans = {(item.span.start, item.span.end) for item in exact}
-        exact_keys = {item.key for item in exact}
         spans = [
             span
             for span in candidate_spans(question, self._max_words, excluded=self._type_words)
             if (span.start, span.end) not in exact_spans
         ]
-        if not spans:
-            return []
-        vectors = self._embedder.embed_texts([span.text for span in spans])
+        kept = bounded_spans(spans, self._max_spans)
         labels = [t.label for t in self._schema.node_types]
-        links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, labels, "name", 1, 0.0)
+        scored: list[ScoredSpan] = []
+        started, done = time.monotonic(), 0
+        while done < len(kept):
+            size = FIRST_CHUNK_SPANS if done == 0 else CHUNK_SPANS
+            now = time.monotonic()
+            if done and now + (now - started) / done * min(size, len(kept) - done) > deadline:
+                logger.info("mention extraction: out of time after %d of %d spans", done, len(spans))
+                break
+            chunk, done = kept[done : done + size], done + size
+            vectors = self._embedder.embed_texts([span.text for span in chunk])
+            links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, labels, "name", 1, 0.0)
+            scored += self._scored(chunk, [links[str(i)] for i in range(len(chunk))], exact)
+        return scored
+
+    def _scored(self, spans: list[Span], links: list[list[NodeLink]], exact: list[ScoredSpan]) -> list[ScoredSpan]:
+        """Each span's best link, if it reaches min_score. One that contains an exact name and links to a longer
+        name holding it scores 1 too (promoted), when that name is not itself written exactly in the question, has
+        about as many words as the span (within one), and the span cuts no exact name in two: a misspelt longer
+        name ("distal muscle weakenss"), not a fragment around one ("gene with Autosomal recessive spastic
+        paraplegia")."""
+        exact_keys = {item.key for item in exact}
         scored = []
-        for i, span in enumerate(spans):
-            best = max(links[str(i)], key=lambda link: link.score, default=None)
+        for span, candidates in zip(spans, links, strict=True):
+            best = max(candidates, key=lambda link: link.score, default=None)
             if best is None or best.score < self._min_score:
                 continue
             linked_key = phrase_key(best.name)
@@ -183,11 +223,18 @@ class ScoredSpan:
     promoted: bool = False  # scored as exact without being one: a corrected typo, an embedded longer name
 
 
-def choose_spans(candidates: list[ScoredSpan]) -> list[tuple[Span, tuple[str, ...]]]:
+def bounded_spans(spans: list[Span], max_spans: int) -> list[Span]:
+    """At most `max_spans` spans in the order they are linked: fewer words first, then earlier. Pure."""
+    return sorted(spans, key=lambda span: (span.words, span.start))[:max_spans]
+
+
+def choose_spans(candidates: list[ScoredSpan], max_mentions: int = MAX_MENTIONS) -> list[tuple[Span, tuple[str, ...]]]:
     """Greedy, best score first, then more words, exact names before promoted spans, then earlier; never
-    overlapping; in question order. Pure."""
+    overlapping; at most `max_mentions`; in question order. Pure."""
     chosen: list[ScoredSpan] = []
     for item in sorted(candidates, key=lambda c: (-c.score, -c.span.words, c.promoted, c.span.start)):
+        if len(chosen) == max_mentions:
+            break
         if all(item.span.end <= other.span.start or item.span.start >= other.span.end for other in chosen):
             chosen.append(item)
     return [(item.span, item.labels) for item in sorted(chosen, key=lambda c: c.span.start)]

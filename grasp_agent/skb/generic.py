@@ -92,6 +92,8 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Row]]:
                 continue  # blank lines (a trailing newline, spacing) carry nothing
             try:
                 row = json.loads(text, parse_constant=_no_constant)
+            except RecursionError as error:  # a value nested past Python's recursion limit (~1,000 levels)
+                raise SourceFormatError(path, line, f"JSON nested too deeply: {text.strip()[:40]!r}...") from error
             except ValueError as error:
                 if not isinstance(error, json.JSONDecodeError):  # NaN / Infinity
                     raise SourceFormatError(path, line, f"{error}: {text.strip()[:80]!r}") from error
@@ -102,7 +104,11 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Row]]:
                 raise SourceFormatError(
                     path, line, f"expected a JSON object, got {type(row).__name__}: {text.strip()[:80]!r}"
                 )
-            yield line, _checked(path, line, row)
+            try:
+                checked = _checked(path, line, row)
+            except RecursionError as error:
+                raise SourceFormatError(path, line, f"JSON nested too deeply: {text.strip()[:40]!r}...") from error
+            yield line, checked
 
 
 def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
@@ -164,6 +170,15 @@ def _required_text(path: Path, line: int, row: Row, key: str) -> str:
     return value.strip()
 
 
+def _shown(value: object, limit: int = 80) -> str:
+    """A value in an error message: its repr, cut (a value may be megabytes, or nested too deep to print)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return "a value nested too deeply"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _text_value(path: Path, line: int, key: str, value: object) -> PropertyValue | None:
     """A text field: one string stays a str, several become list[str] (same rule for JSONL and CSV)."""
     if isinstance(value, str) and path.suffix.lower() == ".csv":
@@ -173,7 +188,7 @@ def _text_value(path: Path, line: int, key: str, value: object) -> PropertyValue
     elif isinstance(value, list) and all(isinstance(item, str) for item in value):
         items = value
     else:
-        raise SourceFormatError(path, line, f"{key} is {value!r}; allowed: a string or a list of strings")
+        raise SourceFormatError(path, line, f"{key} is {_shown(value)}; allowed: a string or a list of strings")
     texts = [item.strip() for item in items if item.strip()]
     return None if not texts else texts[0] if len(texts) == 1 else texts
 
@@ -195,7 +210,9 @@ def _edge_value(path: Path, line: int, key: str, value: object) -> PropertyValue
     ):
         return value  # a homogeneous list of str, int or float
     raise SourceFormatError(
-        path, line, f"edge property {key} is {value!r}; allowed: a string, number, boolean or a list of one of them"
+        path,
+        line,
+        f"edge property {key} is {_shown(value)}; allowed: a string, number, boolean or a list of one of them",
     )
 
 

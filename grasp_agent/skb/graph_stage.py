@@ -15,7 +15,8 @@ from grasp_agent.cypher_queries import fill_identifiers, load_statements
 from grasp_agent.errors import SourceFormatError
 from grasp_agent.skb.checkpoint import LoadState, write_state
 from grasp_agent.skb.schema import SkbSchema
-from grasp_agent.skb.source import EdgeRecord, NodeRecord, SkbSource
+from grasp_agent.skb.source import EdgeRecord, NodeRecord, PropertyValue, SkbSource
+from grasp_agent.terminal_text import printable
 
 T = TypeVar("T")
 
@@ -46,6 +47,10 @@ def create_constraints(session: Session, schema: SkbSchema) -> None:
 
 
 def _check_node(schema: SkbSchema, record: NodeRecord) -> None:
+    if not printable(record.name).strip():
+        raise SourceFormatError(
+            record.label, None, f"node {record.id!r} has a name of control characters only: {record.name!r}"
+        )
     node_type = schema.node_type(record.label)
     unknown = set(record.properties) - set(node_type.text_fields)
     if unknown:
@@ -68,18 +73,31 @@ def _check_edge(declared: set[tuple[str, str, str]], edge: EdgeRecord) -> None:
         )
 
 
+def node_row(schema: SkbSchema, record: NodeRecord) -> dict[str, object]:
+    """A node as the merge query writes it: every text field of its type, absent ones as null (`SET n += ...`
+    then removes a field that a fixed file no longer gives, so a reload converges to the files), and the name
+    and text fields without control characters (escape sequences would reach every terminal that shows them).
+    The id is kept exactly: it is the source's public id."""
+    fields: dict[str, PropertyValue | None] = dict.fromkeys(schema.node_type(record.label).text_fields)
+    fields.update({key: _printable_value(value) for key, value in record.properties.items()})
+    return {"id": record.id, "name": printable(record.name), "properties": fields}
+
+
+def _printable_value(value: PropertyValue) -> PropertyValue:
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return [printable(item) for item in value if isinstance(item, str)]
+    return value
+
+
 def _write_node_batch(
     tx: ManagedTransaction, schema: SkbSchema, batch: list[NodeRecord], state: LoadState
 ) -> Counter[str]:
     template = load_statements("skb.cypher")["merge_nodes"]
     by_label: dict[str, list[dict[str, object]]] = defaultdict(list)
     for record in batch:
-        # Every text field of the type, absent ones as null: `SET n += ...` then removes a field that a fixed
-        # file no longer gives, so a reload converges to the files.
-        fields = dict.fromkeys(schema.node_type(record.label).text_fields)
-        by_label[record.label].append(
-            {"id": record.id, "name": record.name, "properties": {**fields, **record.properties}}
-        )
+        by_label[record.label].append(node_row(schema, record))
     written: Counter[str] = Counter()
     for label, rows in by_label.items():
         result = tx.run(fill_identifiers(template, label=label), rows=rows, generation=state.generation).single(

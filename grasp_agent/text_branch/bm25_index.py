@@ -1,8 +1,14 @@
 """BM25 per field (bm25s), plus one over the whole node document, persisted per SKB content fingerprint.
 
-    <root>/<skb_name>/<fingerprint>/manifest.json     written last: its presence marks a complete index
+    <root>/<skb_name>/<fingerprint>/manifest.json     written last: its presence marks a complete index;
+                                                      records each file's size and sha256
                                     nodes.json        ids and node types, row order of every field
                                     fields/<field>/   bm25s arrays + vocabulary, and rows.npy
+                                    verified.json     file states at the last full check (index_files.py)
+
+The root is per instance (`<instance folder>/text_index`): another instance's build of other content under the
+same SKB name never removes this one. Files are 0600 in 0700 folders. A load checks every file against the
+manifest first (index_files.py); a damaged index is built again by `open_lexical_index`.
 
 Each field indexes only the nodes that have text in it, as a Lucene field does (its document count and
 average length count documents with the field), so a Gene's empty definition does not shorten the average
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +30,7 @@ from typing import Any
 
 import bm25s  # type: ignore[import-untyped]
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from tqdm import tqdm
 
 from grasp_agent.config import Settings
@@ -36,13 +44,27 @@ from grasp_agent.text_branch.fields import (
     ScoredNodes,
     TextBranchError,
 )
-from grasp_agent.text_branch.index_store import install_build
+from grasp_agent.text_branch.index_files import (
+    MANIFEST,
+    FileRecord,
+    IndexDamaged,
+    add_file_records,
+    check_files,
+    damage_guard,
+    finish_save,
+    read_regular,
+)
+from grasp_agent.text_branch.index_store import (
+    adopt_legacy,
+    clean_stale_staging,
+    has_manifest,
+    install_build,
+)
 from grasp_agent.text_branch.index_store import read_manifest as read_stored_manifest
 
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 DEFAULT_TOP_K = 100
 _FINGERPRINT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -58,7 +80,13 @@ class Bm25Config:
 
 
 def default_index_root(settings: Settings) -> Path:
-    return settings.text_index_dir or settings.grasp_dir / "text_index"
+    """This instance's own BM25 root (GRASP_TEXT_INDEX_DIR, else in the instance folder)."""
+    return settings.text_index_dir or settings.instance_dir / "text_index"
+
+
+def legacy_index_root(settings: Settings) -> Path | None:
+    """The root all instances shared before indexes were kept per instance; None under GRASP_TEXT_INDEX_DIR."""
+    return None if settings.text_index_dir else settings.grasp_dir / "text_index"
 
 
 def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
@@ -70,6 +98,64 @@ def index_directory(root: Path, skb_name: str, fingerprint: str) -> Path:
             "starting with a letter or digit"
         )
     return root / skb_name / fingerprint
+
+
+class StoredConfig(BaseModel):
+    """The manifest's copy of the `Bm25Config` the index was built with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    k1: float
+    b: float
+    stopwords: StrictStr
+    stemmer: StrictStr | None
+
+    def config(self) -> Bm25Config:
+        return Bm25Config(self.k1, self.b, self.stopwords, self.stemmer)
+
+
+class LexicalManifest(BaseModel):
+    """manifest.json of a saved index; `files` is None in indexes saved before it was recorded."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    format: int
+    config: StoredConfig
+    fields: list[StrictStr] = Field(min_length=1)
+    nodes: int = Field(ge=0)
+    files: dict[str, FileRecord] | None = None
+
+
+class StoredNodes(BaseModel):
+    """nodes.json: ids and types in corpus row order."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    ids: list[StrictStr | StrictInt]
+    labels: list[StrictStr]
+    node_types: list[StrictStr]
+
+    def checked(self, count: int) -> StoredNodes:
+        if len(self.ids) != count or len(self.labels) != count:
+            raise ValueError(f"nodes.json holds {len(self.ids)} ids and {len(self.labels)} labels; {count} were saved")
+        if not set(self.labels) <= set(self.node_types):
+            raise ValueError("nodes.json labels a node with a type it does not list")
+        return self
+
+
+def read_nodes(directory: Path, count: int) -> StoredNodes:
+    # json.loads then validate: twice as fast as pydantic's own JSON parser on the HPO's 45k ids
+    return StoredNodes.model_validate(json.loads(read_regular(directory / "nodes.json"))).checked(count)
+
+
+def read_rows(path: Path, count: int, nodes: int) -> np.ndarray:
+    """int64 (count,): a field's corpus rows, strictly increasing (as built) and within the corpus."""
+    rows = np.load(path, allow_pickle=False)
+    if rows.dtype != np.int64 or rows.shape != (count,):
+        raise ValueError(f"{path.name} holds {rows.dtype} {rows.shape}; int64 ({count},) was saved")
+    if count and (rows[0] < 0 or rows[-1] >= nodes or np.any(np.diff(rows) <= 0)):
+        raise ValueError(f"{path.name} is not the increasing row list of a field")
+    return rows
 
 
 class QueryTokenizer:
@@ -166,11 +252,11 @@ class LexicalIndex:
         return cls(corpus.ids, corpus.labels, corpus.node_types, indexes, config)
 
     def save(self, directory: Path) -> None:
-        """Writes the index into `directory` (created); the manifest goes last."""
+        """Writes the index into `directory` (created); the manifest, with every file's sha256, goes last."""
         directory.mkdir(parents=True, exist_ok=True)
         labels = [self.node_types[code] for code in self._label_codes]
-        nodes = {"ids": list(self.ids), "labels": labels, "node_types": list(self.node_types)}
-        (directory / "nodes.json").write_text(json.dumps(nodes))
+        nodes = StoredNodes(ids=list(self.ids), labels=labels, node_types=list(self.node_types))
+        (directory / "nodes.json").write_text(nodes.model_dump_json())
         for name, index in self._indexes.items():
             field_dir = directory / "fields" / name
             field_dir.mkdir(parents=True, exist_ok=True)
@@ -184,21 +270,32 @@ class LexicalIndex:
             "fields": list(self._indexes),
             "nodes": len(self.ids),
         }
-        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
+        finish_save(directory, manifest)
 
     @classmethod
     def load(cls, directory: Path) -> LexicalIndex:
-        manifest = read_manifest(directory)
-        if manifest is None:
-            raise TextBranchError(f"no complete text index in {directory}: {MANIFEST} is missing or unreadable")
-        nodes = json.loads((directory / "nodes.json").read_text())
-        indexes = {}
-        for name in manifest["fields"]:
-            field_dir = directory / "fields" / name
-            rows = np.load(field_dir / "rows.npy")
-            bm25 = bm25s.BM25.load(str(field_dir), show_progress=False) if len(rows) else None
-            indexes[name] = _FieldIndex(rows, bm25)
-        return cls(nodes["ids"], nodes["labels"], nodes["node_types"], indexes, Bm25Config(**manifest["config"]))
+        """Reads a saved index after checking its files against the manifest; a damaged one is `IndexDamaged`
+        (one line), an absent one a `TextBranchError`."""
+        raw = read_manifest(directory)
+        if raw is None:
+            raise TextBranchError(f"no complete text index in {directory}: {MANIFEST} is missing")
+        with damage_guard("text index", directory):
+            manifest = LexicalManifest.model_validate(raw)
+            files = check_files(directory, manifest.files)
+            nodes = read_nodes(directory, manifest.nodes)
+            indexes = {}
+            for name in manifest.fields:
+                field_dir = directory / "fields" / name
+                rows = read_rows(field_dir / "rows.npy", _saved_documents(field_dir), manifest.nodes)
+                bm25 = bm25s.BM25.load(str(field_dir), show_progress=False) if len(rows) else None
+                if bm25 is not None:
+                    _check_bm25(bm25, len(rows))
+                indexes[name] = _FieldIndex(rows, bm25)
+            index = cls(nodes.ids, nodes.labels, nodes.node_types, indexes, manifest.config.config())
+        if files.full and manifest.files is None:
+            add_file_records(directory, raw)
+        files.commit()
+        return index
 
     # ---- search ---------------------------------------------------------------------------------------
     def search(
@@ -296,8 +393,43 @@ def _build_field(tokenizer: QueryTokenizer, texts: Sequence[str], config: Bm25Co
     return _FieldIndex(rows, bm25)
 
 
+def _saved_documents(field_dir: Path) -> int:
+    """The length rows.npy must have: bm25s's document count, or 0 for a field without any text (no bm25s
+    files saved)."""
+    params = field_dir / "params.index.json"
+    if not params.exists() and not params.is_symlink():
+        return 0
+    return int(json.loads(read_regular(params))["num_docs"])
+
+
+def _check_bm25(bm25: Any, documents: int) -> None:
+    """The bm25s arrays fit together: a CSC matrix of `documents` columns with finite scores."""
+    scores = bm25.scores
+    data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+    if scores["num_docs"] != documents or indptr.ndim != 1 or len(indptr) < 1:
+        raise ValueError(f"its bm25s arrays describe {scores['num_docs']} documents; {documents} were indexed")
+    if indptr[0] != 0 or indptr[-1] != len(data) or len(indices) != len(data) or np.any(np.diff(indptr) < 0):
+        raise ValueError("its bm25s arrays do not fit together")
+    if len(indices) and (indices.min() < 0 or indices.max() >= documents):
+        raise ValueError("its bm25s arrays point past the last document")
+    if not np.isfinite(data).all():
+        raise ValueError("its bm25s scores are not all finite")
+    vocabulary = np.fromiter(bm25.vocab_dict.values(), dtype=np.int64, count=len(bm25.vocab_dict))
+    empty = bm25.vocab_dict.get("")  # bm25s's id for the empty token, one past the last term: never queried
+    terms = vocabulary[vocabulary != empty] if empty is not None else vocabulary
+    if (empty is not None and not 0 <= empty < len(indptr)) or (
+        len(terms) and (terms.min() < 0 or terms.max() >= len(indptr) - 1)
+    ):
+        raise ValueError("its bm25s vocabulary names terms the arrays lack")
+
+
 def read_manifest(directory: Path) -> dict[str, Any] | None:
-    return read_stored_manifest(directory, MANIFEST, FORMAT_VERSION)
+    """The raw manifest: None when absent or of an older format, `IndexDamaged` when unreadable."""
+    return read_stored_manifest(directory, MANIFEST, FORMAT_VERSION, "text index")
+
+
+def _is_complete(directory: Path) -> bool:
+    return has_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
 def open_lexical_index(
@@ -308,21 +440,32 @@ def open_lexical_index(
     *,
     config: Bm25Config = Bm25Config(),
     progress: bool = True,
+    legacy_root: Path | None = None,
 ) -> LexicalIndex:
     """The index of this SKB content: loaded when built before with this config, else built and saved.
 
     `corpus` is called only to build. The build is written to a temporary sibling folder and renamed into
     place, so an interrupted build leaves nothing that loads; indexes of other fingerprints of the same SKB
-    are then removed (one content per SKB is kept).
+    in this `root` are then removed (one content per SKB is kept). A damaged index is built again, with one
+    warning line. `legacy_root`: the old shared root, from which this index is moved into `root` when `root`
+    lacks it (`adopt_legacy`).
     """
     directory = index_directory(root, skb_name, fingerprint)
-    manifest = read_manifest(directory)
-    if manifest is not None and manifest["config"] == asdict(config):
-        logger.info("loading text index %s", directory)
-        return LexicalIndex.load(directory)
+    clean_stale_staging(directory.parent)
+    source = adopt_legacy(root, legacy_root, directory.relative_to(root), "text index", _is_complete)
+    try:
+        manifest = read_manifest(source)
+        if manifest is not None:
+            with damage_guard("text index", source):
+                stored = LexicalManifest.model_validate(manifest)
+            if stored.config.config() == config:
+                logger.info("loading text index %s", source)
+                return LexicalIndex.load(source)
+    except IndexDamaged as error:
+        logger.warning("%s; building it again", error)
     logger.info("building text index %s", directory)
     index = LexicalIndex.build(corpus(), config, progress)
-    if install_build(directory, index.save, lambda path: read_manifest(path) is not None):
+    if install_build(directory, index.save, _is_complete):
         _remove_other_fingerprints(directory)
     return index
 
@@ -330,6 +473,7 @@ def open_lexical_index(
 def _remove_other_fingerprints(keep: Path) -> None:
     for sibling in keep.parent.iterdir():
         building = sibling.name.startswith(".")  # another process's staging folder
-        if sibling != keep and not building and sibling.is_dir() and read_manifest(sibling) is not None:
+        # any index, a damaged one too (a manifest file present): one content per SKB is kept
+        if sibling != keep and not building and sibling.is_dir() and os.path.lexists(sibling / MANIFEST):
             logger.info("removing text index of an older SKB content: %s", sibling)
             shutil.rmtree(sibling, ignore_errors=True)

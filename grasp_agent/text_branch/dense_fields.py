@@ -1,14 +1,18 @@
 """Dense scorer per field: one matrix of unit field embeddings per field, searched by exact cosine top-k.
 
-    <root>/<skb_name>/<fingerprint>/<model folder>/manifest.json        written last: marks a complete index
+    <root>/<skb_name>/<fingerprint>/<model folder>/manifest.json        written last: marks a complete index;
+                                                                       each file's size and sha256
                                                   nodes.json           ids and node types (row order)
                                                   fields/<field>.rows.npy     int64 (n_f,): corpus row per vector
                                                   fields/<field>.vectors.npy  float32 (n_f, d): unit rows
+                                                  verified.json        file states at the last full check
 
 The root is not the BM25 root (`default_dense_root`), so `open_lexical_index`, which replaces its whole
 fingerprint folder on a rebuild, never deletes vectors that took an hour to embed; the layout below the root
 is the same (`index_directory`). The model folder is named after the embedder's `model_id`, so indexes of
-several embedders of one SKB content coexist. As in BM25, a field indexes only nodes with text in it.
+several embedders of one SKB content coexist. As in BM25, a field indexes only nodes with text in it, the
+root is per instance, files are private, and a load checks every file against the manifest first (shapes
+always, sha256 when a file changed since the last check: index_files.py); a damaged index is built again.
 
 Loading memory-maps the matrices; a query is one (n_f, d) @ (d,) product and an `argpartition`, exact, with
 an optional node-type mask. Scores are `cosine - floor` by default (`relative=True`): the floor is the
@@ -20,21 +24,22 @@ node absent from a ranking, and `max_normalize` turns the list into min-max over
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
+import os
 import re
-import shutil
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from tqdm import tqdm
 
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
-from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, index_directory
+from grasp_agent.text_branch.bm25_index import DEFAULT_TOP_K, StoredNodes, index_directory, read_nodes, read_rows
 from grasp_agent.text_branch.fields import (
     DOC_FIELD,
     NAME_FIELD,
@@ -44,19 +49,41 @@ from grasp_agent.text_branch.fields import (
     ScoredNodes,
     TextBranchError,
 )
-from grasp_agent.text_branch.index_store import install_build, read_manifest
+from grasp_agent.text_branch.index_files import (
+    MANIFEST,
+    FileRecord,
+    IndexDamaged,
+    add_file_records,
+    check_files,
+    damage_guard,
+    finish_save,
+    npy_header,
+)
+from grasp_agent.text_branch.index_store import (
+    adopt_legacy,
+    clean_stale_staging,
+    has_manifest,
+    install_build,
+    read_manifest,
+    remove_path,
+)
 
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 EMBED_CHUNK = 256  # texts per embedder call: the unit of progress
 QUERY_CHUNK = 256  # queries per matrix product in batch_search: bounds the (queries, n_f) score block
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def default_dense_root(settings: Settings) -> Path:
-    return settings.dense_index_dir or settings.grasp_dir / "dense_index"
+    """This instance's own dense root (GRASP_DENSE_INDEX_DIR, else in the instance folder)."""
+    return settings.dense_index_dir or settings.instance_dir / "dense_index"
+
+
+def legacy_dense_root(settings: Settings) -> Path | None:
+    """The root all instances shared before indexes were kept per instance; None under GRASP_DENSE_INDEX_DIR."""
+    return None if settings.dense_index_dir else settings.grasp_dir / "dense_index"
 
 
 def model_folder(model_id: str) -> str:
@@ -67,6 +94,29 @@ def model_folder(model_id: str) -> str:
 
 def dense_index_directory(root: Path, skb_name: str, fingerprint: str, model_id: str) -> Path:
     return index_directory(root, skb_name, fingerprint) / model_folder(model_id)
+
+
+class DenseManifest(BaseModel):
+    """manifest.json of a saved dense index; `files` is None in indexes saved before it was recorded."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    format: int
+    model_id: StrictStr
+    dimension: int = Field(ge=1)
+    fields: dict[StrictStr, int]
+    nodes: int = Field(ge=0)
+    selection: list[StrictStr] | None
+    files: dict[str, FileRecord] | None = None
+
+
+SCAN_ROWS = 8192  # rows per block when scanning a matrix for non-finite values (bounds the temporary)
+
+
+def _check_finite(name: str, vectors: np.ndarray) -> None:
+    for start in range(0, len(vectors), SCAN_ROWS):
+        if not np.isfinite(vectors[start : start + SCAN_ROWS]).all():
+            raise ValueError(f"{name}.vectors.npy holds non-finite values")
 
 
 @dataclass(frozen=True)
@@ -137,11 +187,11 @@ class DenseFieldIndex:
         )
 
     def save(self, directory: Path) -> None:
-        """Writes the index into `directory` (created); the manifest goes last."""
+        """Writes the index into `directory` (created); the manifest, with every file's sha256, goes last."""
         (directory / "fields").mkdir(parents=True, exist_ok=True)
         labels = [self.node_types[code] for code in self._label_codes]
-        nodes = {"ids": list(self.ids), "labels": labels, "node_types": list(self.node_types)}
-        (directory / "nodes.json").write_text(json.dumps(nodes))
+        nodes = StoredNodes(ids=list(self.ids), labels=labels, node_types=list(self.node_types))
+        (directory / "nodes.json").write_text(nodes.model_dump_json())
         for name, dense in self._fields.items():
             np.save(directory / "fields" / f"{name}.rows.npy", np.asarray(dense.rows, dtype=np.int64))
             np.save(directory / "fields" / f"{name}.vectors.npy", np.asarray(dense.vectors, dtype=np.float32))
@@ -153,34 +203,50 @@ class DenseFieldIndex:
             "nodes": len(self.ids),
             "selection": None if self.selection is None else list(self.selection),
         }
-        (directory / MANIFEST).write_text(json.dumps(manifest, indent=2))
+        finish_save(directory, manifest)
 
     @classmethod
     def load(cls, directory: Path) -> DenseFieldIndex:
-        """Reads ids and row maps; the vector matrices are memory-mapped read-only, not read."""
-        manifest = read_dense_manifest(directory)
-        if manifest is None:
-            raise TextBranchError(f"no complete dense index in {directory}: {MANIFEST} is missing or unreadable")
-        nodes = json.loads((directory / "nodes.json").read_text())
-        dimension = int(manifest["dimension"])
-        fields = {}
-        for name, count in manifest["fields"].items():
-            rows = np.load(directory / "fields" / f"{name}.rows.npy")
-            vectors = (
-                np.asarray(np.load(directory / "fields" / f"{name}.vectors.npy", mmap_mode="r"))
-                if count
-                else np.zeros((0, dimension), dtype=np.float32)
-            )  # an empty file cannot be mapped
-            fields[name] = _DenseField(rows, vectors)
-        return cls(
-            nodes["ids"],
-            nodes["labels"],
-            nodes["node_types"],
-            fields,
-            manifest["model_id"],
-            dimension,
-            manifest["selection"],
-        )
+        """Reads ids and row maps after checking every file against the manifest; the vector matrices are
+        memory-mapped read-only, not read (unless a changed file has to be hashed). A damaged index is
+        `IndexDamaged` (one line), an absent one a `TextBranchError`."""
+        raw = read_dense_manifest(directory)
+        if raw is None:
+            raise TextBranchError(f"no complete dense index in {directory}: {MANIFEST} is missing")
+        with damage_guard("dense index", directory):
+            manifest = DenseManifest.model_validate(raw)
+            files = check_files(directory, manifest.files)
+            nodes = read_nodes(directory, manifest.nodes)
+            fields = {}
+            for name, count in manifest.fields.items():
+                rows = read_rows(directory / "fields" / f"{name}.rows.npy", count, manifest.nodes)
+                path = directory / "fields" / f"{name}.vectors.npy"
+                shape, dtype = npy_header(path)
+                if shape != (count, manifest.dimension) or dtype != np.dtype(np.float32):
+                    raise ValueError(
+                        f"{path.name} holds {dtype} {shape}; float32 ({count}, {manifest.dimension}) was saved"
+                    )
+                vectors = (
+                    np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
+                    if count
+                    else np.zeros((0, manifest.dimension), dtype=np.float32)
+                )  # an empty file cannot be mapped
+                if files.full and manifest.files is None:  # saved without hashes: NaN would give wrong answers
+                    _check_finite(name, vectors)
+                fields[name] = _DenseField(rows, vectors)
+            index = cls(
+                nodes.ids,
+                nodes.labels,
+                nodes.node_types,
+                fields,
+                manifest.model_id,
+                manifest.dimension,
+                manifest.selection,
+            )
+        if files.full and manifest.files is None:
+            add_file_records(directory, raw)
+        files.commit()
+        return index
 
     # ---- search ---------------------------------------------------------------------------------------
     def search(
@@ -330,6 +396,8 @@ def _embed_column(embedder: GraspEmbedder, name: str, texts: Sequence[str], prog
                     f"embedder {embedder.model_id!r} returned shape {embedded.shape} for "
                     f"{len(chunk)} texts; expected ({len(chunk)}, {embedder.dimension})"
                 )
+            if not np.isfinite(embedded).all():  # a NaN row would rank nonsense silently
+                raise TextBranchError(f"embedder {embedder.model_id!r} returned non-finite vectors for field {name!r}")
             vectors[start : start + len(chunk)] = embedded
             bar.update(len(chunk))
     position = {text: index for index, text in enumerate(distinct)}
@@ -337,7 +405,12 @@ def _embed_column(embedder: GraspEmbedder, name: str, texts: Sequence[str], prog
 
 
 def read_dense_manifest(directory: Path) -> dict[str, Any] | None:
-    return read_manifest(directory, MANIFEST, FORMAT_VERSION)
+    """The raw manifest: None when absent or of an older format, `IndexDamaged` when unreadable."""
+    return read_manifest(directory, MANIFEST, FORMAT_VERSION, "dense index")
+
+
+def _is_complete(directory: Path) -> bool:
+    return has_manifest(directory, MANIFEST, FORMAT_VERSION)
 
 
 def open_dense_index(
@@ -350,35 +423,58 @@ def open_dense_index(
     fields: Sequence[str] | None = None,
     include_document: bool = False,
     progress: bool = True,
+    legacy_root: Path | None = None,
 ) -> DenseFieldIndex:
     """The dense index of this SKB content and embedder: loaded when built before with these fields, else built.
 
     `corpus` is called only to build. As `open_lexical_index`: the build goes to a staging sibling that is
-    renamed into place, then folders of other fingerprints of the same SKB are removed.
+    renamed into place, then folders of other fingerprints of the same SKB in this `root` are removed; a
+    damaged index is built again with one warning line; `legacy_root` is the old shared root.
     """
     directory = dense_index_directory(root, skb_name, fingerprint, embedder.model_id)
-    manifest = read_dense_manifest(directory)
-    if manifest is not None and _same_fields(manifest, fields, include_document):
-        logger.info("loading dense index %s", directory)
-        return DenseFieldIndex.load(directory)
+    _clean_stale_staging(directory.parent.parent)
+    source = adopt_legacy(root, legacy_root, directory.relative_to(root), "dense index", _is_complete)
+    try:
+        manifest = read_dense_manifest(source)
+        if manifest is not None:
+            with damage_guard("dense index", source):
+                stored = DenseManifest.model_validate(manifest)
+            if _same_fields(stored, fields, include_document):
+                logger.info("loading dense index %s", source)
+                return DenseFieldIndex.load(source)
+    except IndexDamaged as error:
+        logger.warning("%s; building it again", error)
     logger.info("building dense index %s", directory)
     index = DenseFieldIndex.build(
         corpus(), embedder, fields=fields, include_document=include_document, progress=progress
     )
-    if install_build(directory, index.save, lambda path: read_dense_manifest(path) is not None):
+    if install_build(directory, index.save, _is_complete):
         _remove_other_fingerprints(directory.parent)
     return index
 
 
-def _same_fields(manifest: Mapping[str, Any], fields: Sequence[str] | None, include_document: bool) -> bool:
+def _same_fields(manifest: DenseManifest, fields: Sequence[str] | None, include_document: bool) -> bool:
     wanted = None if fields is None else list(fields)
-    return bool(manifest["selection"] == wanted and (DOC_FIELD in manifest["fields"]) == include_document)
+    return manifest.selection == wanted and (DOC_FIELD in manifest.fields) == include_document
+
+
+def _clean_stale_staging(skb_folder: Path) -> None:
+    """Dead builds' staging folders in every fingerprint folder of the SKB; a fingerprint folder that held
+    nothing else goes too."""
+    try:
+        contents = [folder for folder in skb_folder.iterdir() if folder.is_dir() and not folder.name.startswith(".")]
+    except OSError:
+        return
+    for content in contents:
+        clean_stale_staging(content)
+        with suppress(OSError):  # only when empty
+            content.rmdir()
 
 
 def _remove_other_fingerprints(keep: Path) -> None:
     for sibling in keep.parent.iterdir():
         if sibling == keep or sibling.name.startswith(".") or not sibling.is_dir():
             continue
-        if any(read_dense_manifest(model) is not None for model in sibling.iterdir() if model.is_dir()):
+        if any(os.path.lexists(model / MANIFEST) for model in sibling.iterdir() if model.is_dir()):  # damaged too
             logger.info("removing dense index of an older SKB content: %s", sibling)
-            shutil.rmtree(sibling, ignore_errors=True)
+            remove_path(sibling)

@@ -22,8 +22,8 @@ from grasp_agent.skb.checkpoint import LoadState, read_state
 from grasp_agent.skb.documents import DocumentBudget
 from grasp_agent.skb.embedding_stage import NAME_MAX_TOKENS
 from grasp_agent.skb.schema import SkbSchema
-from grasp_agent.text_branch.bm25_index import default_index_root, open_lexical_index
-from grasp_agent.text_branch.dense_fields import default_dense_root, model_folder, open_dense_index
+from grasp_agent.text_branch.bm25_index import default_index_root, legacy_index_root, open_lexical_index
+from grasp_agent.text_branch.dense_fields import default_dense_root, legacy_dense_root, model_folder, open_dense_index
 from grasp_agent.text_branch.field_reader import read_node_fields
 from grasp_agent.text_branch.field_weights import MANIFEST, FieldWeightModel, open_field_weights
 from grasp_agent.text_branch.fields import DOC_FIELD, NAME_FIELD, FieldCorpus, NodeFields, TextBranchError
@@ -132,7 +132,14 @@ def open_text_branch(
             corpus_cache.append(FieldCorpus.from_schema_nodes(schema, nodes))
         return corpus_cache[0]
 
-    lexical = open_lexical_index(default_index_root(settings), schema.name, fingerprint, corpus, progress=progress)
+    lexical = open_lexical_index(
+        default_index_root(settings),
+        schema.name,
+        fingerprint,
+        corpus,
+        progress=progress,
+        legacy_root=legacy_index_root(settings),
+    )
     dense = open_dense_index(
         default_dense_root(settings),
         schema.name,
@@ -142,6 +149,7 @@ def open_text_branch(
         fields=dense_field_names(schema),
         include_document=True,
         progress=progress,
+        legacy_root=legacy_dense_root(settings),
     )
     # The whole document is one more key for each scorer: general evidence that carries over to kinds and
     # wordings of question the weights never saw (leave-template-out and re-worded questions, docs/benchmarks.md)

@@ -12,6 +12,7 @@ from typing import Any
 
 import gradio as gr
 from pydantic import ValidationError
+from starlette.middleware import Middleware
 
 from grasp_agent.api import Grasp, StageEvent
 from grasp_agent.config import Settings
@@ -21,6 +22,7 @@ from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.results import SearchResult
 from grasp_agent.question_text import checked_question
 from grasp_agent.ui import graphs, panels, paths_view, tables
+from grasp_agent.ui.guard import RequestGuard, RequestRules
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ def build_app(grasp: Grasp, settings: Settings) -> gr.Blocks:
             question, run, options = _query_row(grasp, settings)
             ui = _result_panels(grasp)
         with gr.Tab("Paths (AdaPath)", elem_id="paths-tab"):
-            _paths_tab(grasp)
+            _paths_tab(grasp, settings.ui_concurrency)
         outputs = [ui[name] for name in panels.PANELS]
 
         def search(text: str, fusion: str, rerank: bool, rerank_k: float, planner: str) -> Iterator[dict[Any, Any]]:
@@ -66,14 +68,33 @@ def build_app(grasp: Grasp, settings: Settings) -> gr.Blocks:
             return {ui[name]: value for name, value in panels.hit_panels(selection, row).items()}
 
         for trigger in (run.click, question.submit):
-            trigger(search, inputs=[question, *options], outputs=outputs)
+            trigger(
+                search,
+                inputs=[question, *options],
+                outputs=outputs,
+                concurrency_id="search",
+                concurrency_limit=settings.ui_concurrency,
+            )
         ui["final_rank"].select(select, inputs=[ui["selection"]], outputs=[ui["document"], ui["path_graph"]])
+    # Gradio runs one event of a kind at a time unless told otherwise: one slow search made every other
+    # visitor wait. Now `ui_concurrency` searches (and as many path searches) run at once, the rest queue.
+    app.queue(default_concurrency_limit=settings.ui_concurrency, max_size=settings.ui_queue_size)
     return app
 
 
-def launch_options() -> dict[str, Any]:
-    """What `launch()` needs besides host and port: the offline theme, no share link, no API page."""
-    return {"theme": THEME, "share": False, "footer_links": ["gradio"], "show_error": False}
+def launch_options(host: str, port: int, *, loopback: bool) -> dict[str, Any]:
+    """What `launch()` needs besides host and port: the offline theme, no share link, no API page, and the
+    request guard (`guard`: uploads refused; on a `loopback` bind, requests for other host names too)."""
+    rules = RequestRules.for_bind(host, port, loopback)
+    return {
+        "theme": THEME,
+        "share": False,
+        "footer_links": ["gradio"],
+        "show_error": False,
+        "ssr_mode": False,  # the Node front server would answer before the guard
+        "max_file_size": "1kb",  # a backstop: the guard refuses the routes that store files
+        "app_kwargs": {"middleware": [Middleware(RequestGuard, rules=rules)]},
+    }
 
 
 def _query_row(grasp: Grasp, settings: Settings) -> tuple[gr.Textbox, gr.Button, list[Any]]:
@@ -154,7 +175,7 @@ def _result_panels(grasp: Grasp) -> Components:
     return ui
 
 
-def _paths_tab(grasp: Grasp) -> None:
+def _paths_tab(grasp: Grasp, concurrency: int) -> None:
     gr.Markdown(
         "Paths from the entity the question names that follow the kinds of path similar training questions "
         "needed (the Path-Bank: `grasp adapath build-bank`); the answer is read off the paths."
@@ -197,7 +218,13 @@ def _paths_tab(grasp: Grasp) -> None:
         return {ui[name]: value for name, value in paths_view.path_updates(grasp, text, source, chosen).items()}
 
     for trigger in (run.click, question.submit):
-        trigger(find, inputs=[question, meta_paths, scorer], outputs=[ui[name] for name in paths_view.PANELS])
+        trigger(
+            find,
+            inputs=[question, meta_paths, scorer],
+            outputs=[ui[name] for name in paths_view.PANELS],
+            concurrency_id="paths",
+            concurrency_limit=concurrency,
+        )
 
 
 def _about_panel(grasp: Grasp) -> None:

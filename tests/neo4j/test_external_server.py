@@ -49,7 +49,8 @@ def test_an_external_server_is_used_not_started(hpo_slice: object, test_settings
     assert searched.returncode == 0, searched.stderr
     result = json.loads(searched.stdout)
     assert result["hits"][0]["node_id"] == DEE96 and result["failures"] == {}
-    assert (tmp_path / ".grasp" / "text_index").is_dir()  # the client's own indexes, built from the remote data
+    # the client's own indexes, built from the remote data, kept under its instance name
+    assert (tmp_path / ".grasp" / "instances" / "remote-client" / "text_index").is_dir()
 
 
 def test_wrong_external_credentials_are_a_clear_error(

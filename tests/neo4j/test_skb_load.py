@@ -375,3 +375,51 @@ def test_exported_vector_packs_answer_a_reload_without_embedding(
     stored_names = np.asarray([r["name_vector"] for r in records], dtype=np.float32)
     assert (doc_vectors * stored_docs).sum(axis=1).min() >= 0.9999
     assert (name_vectors * stored_names).sum(axis=1).min() >= 0.9999
+
+
+HOSTILE_NAME = "Hayao\x1b]52;c;cm0gLXJmIH4K\x07 Miyazaki\u202e\x9b2J"  # OSC 52 clipboard write, bidi override, C1 CSI
+RAW_CONTROLS = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_control_characters_in_names_and_text_fields_are_stripped_at_load(
+    empty_db: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path: Path
+) -> None:
+    import json
+
+    rows = [json.loads(line) for line in (GENERIC / "nodes.jsonl").read_text().splitlines() if line.strip()]
+    rows[0].update(name=HOSTILE_NAME, bio="animator \x1b[8mhidden\x1b[0m", aliases=["\x1b[2Jx", "y"])
+    source = _generic(tmp_path, "".join(json.dumps(row) + "\n" for row in rows))  # ASCII: the controls as \u escapes
+    load_skb(empty_db, test_settings.neo4j_database, source, embedder, QUIET)
+    found, _, _ = empty_db.execute_query(
+        "MATCH (p:Person {id: 'p1'}) RETURN p.name AS name, p.bio AS bio, p.aliases AS aliases, p.doc AS doc"
+    )
+    row = found[0]
+    assert row["name"] == "Hayao]52;c;cm0gLXJmIH4K Miyazaki2J"
+    assert row["bio"] == "animator [8mhidden[0m" and row["aliases"] == ["[2Jx", "y"]
+    assert not [c for c in RAW_CONTROLS if c in row["doc"]]
+
+
+def test_grasp_load_jsonl_of_deeply_nested_json_is_one_error_line(empty_db: Driver, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from grasp_agent.cli.main import app
+    from tests.conftest import TEST_INSTANCE_ENV
+
+    deep = "[" * 100_000 + "]" * 100_000
+    source = _generic(tmp_path, '{"id": "p1", "type": "Person", "name": "A", "bio": ' + deep + "}\n")
+    env = {**TEST_INSTANCE_ENV, "GRASP_EMBEDDING_CACHE_PATH": str(tmp_path / "cache.sqlite"), "COLUMNS": "200"}
+    arguments = [
+        "--nodes",
+        str(source.nodes_path),
+        "--edges",
+        str(source.edges_path),
+        "--schema",
+        str(GENERIC / "schema.json"),
+    ]
+    done = CliRunner().invoke(app, ["load", "jsonl", *arguments], env=env)
+    assert done.exit_code == 1, done.output
+    last = done.stderr.splitlines()[-1]  # after the progress bar
+    assert last.startswith("error: ") and "nodes.jsonl:1: JSON nested too deeply" in last
+    assert isinstance(done.exception, SystemExit) and "Traceback" not in done.output
+    meta, _, _ = empty_db.execute_query("MATCH (m:GraspMeta) RETURN m.key AS key")
+    assert [row["key"] for row in meta] == []  # nothing claimed: the next load starts clean

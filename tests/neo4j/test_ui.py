@@ -1,9 +1,13 @@
 """The Gradio demo on the real HPO slice, driven in headless Chromium: a question's stages, rankings and graphs
-render, and failures read as messages."""
+render, and failures read as messages. Over HTTP with Gradio's own client (#32): a 1,991-character question of
+random two-letter words (5,046 candidate spans, a minute of work before the span budget) answers within 3 s and
+holds up no normal search or path search started while it runs (Gradio ran one event of a kind at a time)."""
 
 from __future__ import annotations
 
+import random
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,13 +23,10 @@ from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.ui import build_app, launch_options
 from tests.neo4j.test_browser import CHROMIUM, CHROMIUM_ARGS
 
-pytestmark = [
-    pytest.mark.neo4j,
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="Debian chromium is not installed (scripts/ensure-chromium installs it)"
-    ),
-]
+pytestmark = pytest.mark.neo4j
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian chromium is not installed (scripts/ensure-chromium installs it)"
+)
 SPASM_AND_NSF = "Which diseases present with epileptic spasms and are associated with the gene NSF?"
 DEE96 = "OMIM:619340"
 TRACEBACK_WORDS = ("Traceback", 'File "', "raise ")
@@ -41,7 +42,8 @@ def _free_port() -> int:
 def serving(grasp: Grasp, settings: Settings) -> Iterator[str]:
     app = build_app(grasp, settings)
     port = _free_port()
-    options = {k: v for k, v in launch_options().items() if k != "show_error"}
+    # the options `grasp ui` launches with (request guard included), but errors shown: a test reads them
+    options = {k: v for k, v in launch_options("127.0.0.1", port, loopback=True).items() if k != "show_error"}
     app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
     try:
         yield f"http://127.0.0.1:{port}/"
@@ -71,6 +73,8 @@ def graph_canvas(page: Any, elem_id: str) -> Any:
     return page.frame_locator(f"#{elem_id} iframe").locator("div.vis-network canvas")
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_a_question_streams_to_rankings_plan_and_path(
     grasp: Grasp, test_settings: Settings, artifacts_dir: Path
 ) -> None:
@@ -102,6 +106,8 @@ def test_a_question_streams_to_rankings_plan_and_path(
         assert not any(word in body for word in TRACEBACK_WORDS)
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_failures_read_as_messages(
     hpo_slice: object,
     test_settings: Settings,
@@ -126,6 +132,8 @@ def test_failures_read_as_messages(
         assert not any(word in body for word in TRACEBACK_WORDS)
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_the_paths_tab_shows_meta_paths_paths_and_the_answer(
     grasp: Grasp, hpo_slice: Any, test_settings: Settings, embedder: GraspEmbedder, artifacts_dir: Path
 ) -> None:
@@ -168,3 +176,53 @@ def test_the_paths_tab_shows_meta_paths_paths_and_the_answer(
             assert not any(word in page.locator("body").inner_text() for word in TRACEBACK_WORDS)
     finally:
         driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+
+
+SEARCH_ARGS = ("static", False, 50, "heuristic")  # fusion, rerank, rerank K, planner
+PATH_QUESTION = "Which genes are associated with diseases that present epileptic spasm?"
+LIMIT_S = 3.0
+
+
+def crafted_question(seed: int) -> str:
+    words = random.Random(seed)
+    return " ".join("".join(words.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2)) for _ in range(664))
+
+
+@contextmanager
+def served(grasp: Grasp, settings: Settings) -> Iterator[Any]:
+    """The demo as `serving` launches it, with Gradio's client on it (what a script or a second tab sends)."""
+    client_module = pytest.importorskip("gradio_client")
+    with serving(grasp, settings) as url:
+        yield client_module.Client(url, verbose=False)
+
+
+def test_a_crafted_question_ends_in_time_and_holds_up_no_other_search(grasp: Grasp, test_settings: Settings) -> None:
+    with served(grasp, test_settings) as client:
+        client.predict(SPASM_AND_NSF, *SEARCH_ARGS, api_name="/search")  # warm: first search loads models and indexes
+        started = time.monotonic()
+        crafted = client.submit(crafted_question(1), *SEARCH_ARGS, api_name="/search")
+        time.sleep(0.3)
+        normal_started = time.monotonic()
+        normal = client.submit(SPASM_AND_NSF, *SEARCH_ARGS, api_name="/search")
+        outputs = normal.result(timeout=30)
+        normal_s = time.monotonic() - normal_started
+        crafted.result(timeout=60)
+        crafted_s = time.monotonic() - started
+    assert DEE96 in str(outputs)  # the normal search answered in full
+    assert normal_s < LIMIT_S, f"a normal search took {normal_s:.1f} s beside a crafted one"
+    assert crafted_s < LIMIT_S, f"the crafted question took {crafted_s:.1f} s"
+
+
+def test_a_crafted_path_question_holds_up_no_other_path_search(grasp: Grasp, test_settings: Settings) -> None:
+    with served(grasp, test_settings) as client:
+        client.predict(PATH_QUESTION, "none", "embedding", api_name="/find")  # warm
+        started = time.monotonic()
+        crafted = client.submit(crafted_question(3), "none", "embedding", api_name="/find")
+        time.sleep(0.3)
+        normal_started = time.monotonic()
+        answer = client.submit(PATH_QUESTION, "none", "embedding", api_name="/find").result(timeout=30)
+        normal_s = time.monotonic() - normal_started
+        crafted.result(timeout=60)
+        crafted_s = time.monotonic() - started
+    assert "Answer" in str(answer[0])
+    assert normal_s < LIMIT_S and crafted_s < LIMIT_S, (normal_s, crafted_s)

@@ -1,8 +1,11 @@
 from pathlib import Path
 
+import pytest
+
 from grasp_agent.config import Settings
-from grasp_agent.db.conf import java_command, render_apoc_conf, render_conf
+from grasp_agent.db.conf import java_argfile, java_command, render_apoc_conf, render_conf
 from grasp_agent.db.memory import MemoryPlan
+from grasp_agent.errors import ConfigError
 
 MEMORY = MemoryPlan(heap="1024m", pagecache="512m")
 
@@ -49,3 +52,24 @@ def test_the_server_fetches_no_urls_unless_the_user_opts_in(tmp_path: Path) -> N
     opened = _settings(tmp_path, allow_url_loads=True)
     assert "internal.dbms.cypher_ip_blocklist" not in _conf(render_conf(opened, MEMORY))
     assert _conf(render_apoc_conf(opened))["apoc.import.file.enabled"] == "true"
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        {"listen_address": "127.0.0.1\ndbms.security.auth_enabled=false"},
+        {"instances_dir": Path("/tmp/x\rdbms.security.auth_enabled=false")},
+        {"listen_address": "127.0.0.1\x1b]52;c;aGk=\x07"},
+    ],
+)
+def test_a_value_with_a_control_character_never_reaches_neo4j_conf(tmp_path: Path, update: dict[str, object]) -> None:
+    # model_copy skips the settings' validators: the writer checks again
+    settings = _settings(tmp_path).model_copy(update=update)
+    with pytest.raises(ConfigError, match="refusing to write neo4j.conf: the value of .* contains a control character"):
+        render_conf(settings, MEMORY)
+
+
+def test_java_argfile_quotes_each_argument_whole() -> None:
+    assert java_argfile(["org.x.Main", "-a b", 'q"\\#']) == '"org.x.Main" "-a b" "q\\"\\\\#"\n'
+    with pytest.raises(ConfigError, match="control character"):
+        java_argfile(["pass\nword"])

@@ -50,7 +50,7 @@ public final class AdaPathProcedures {
         @Description("The meta-path that produced the path, as a signature, or 'unguided'.")
         public final String metaPath;
 
-        @Description("True when a budget (maxVisits, timeoutMs) stopped the search early.")
+        @Description("True when a budget (maxVisits, timeoutMs) stopped the search, or its topic id lookups, early.")
         public final boolean truncated;
 
         PathResult(GuidedBfs.Found found, boolean truncated) {
@@ -82,8 +82,9 @@ public final class AdaPathProcedures {
             + "the given meta-paths (maps with labels, relations, outgoing, as adapath's Path-Bank stores them), beam-searched "
             + "by cosine to queryVector; an empty metaPaths list searches unguided up to config.maxDepth. config: beamWidth (20), "
             + "maxExpansion (2000), maxDepth (2, at most 3), maxVisits (500000, at most " + ConfigValues.MAX_VISITS + "), "
-            + "timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), limit (50), embeddingProperty "
-            + "('doc_embedding'); out-of-range values are refused. Labels, relations and embeddingProperty must match "
+            + "timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "; the topic id lookups count), limit (50), "
+            + "embeddingProperty ('doc_embedding'); out-of-range values are refused. Each depth holds at most beamWidth "
+            + "extensions while it is read. Labels, relations and embeddingProperty must match "
             + CypherIdentifier.RULE + ". Rows: nodeIds, names, labels, relations, outgoing, score, metaPath, truncated.")
     public Stream<PathResult> bfs(
             @Name("topicIds") List<Object> topicIds,
@@ -91,21 +92,23 @@ public final class AdaPathProcedures {
             @Name("queryVector") List<Double> queryVector,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
         BfsConfig parsed = BfsConfig.parse(config);
+        CallBudget budget = new CallBudget(parsed.maxVisits(), parsed.timeoutMs(), guard);
         double[] query = VectorIndexes.toVector(queryVector, "queryVector");
-        if (topicIds == null || topicIds.isEmpty()) {
-            throw new IllegalArgumentException("topicIds must name at least one node (its `id` property)");
-        }
+        checkTopicIds(topicIds);
         List<MetaPathSpec> specs = new ArrayList<>();
         for (int i = 0; i < (metaPaths == null ? 0 : metaPaths.size()); i++) {
             specs.add(MetaPathSpec.parse(metaPaths.get(i), i));
         }
-        GuidedBfs search = new GuidedBfs(query, parsed, guard);
-        SkbNodes topics = new SkbNodes(tx);
+        GuidedBfs search = new GuidedBfs(query, parsed, budget);
+        SkbNodes topics = new SkbNodes(tx, budget); // lookups draw on the same budget as the search
         List<GuidedBfs.Found> found = new ArrayList<>();
         if (specs.isEmpty()) {
             found.addAll(search.unguided(topics.byIds(topicIds, null)));
         } else {
             for (MetaPathSpec spec : specs) {
+                if (search.truncated()) {
+                    break;
+                }
                 found.addAll(search.guided(topics.byIds(topicIds, spec.labels().get(0)), spec));
             }
         }
@@ -114,5 +117,19 @@ public final class AdaPathProcedures {
                 .forEach(f -> distinct.putIfAbsent(f.path().nodes().stream().map(Node::getElementId).toList(), f));
         boolean truncated = search.truncated();
         return distinct.values().stream().limit(parsed.limit()).map(f -> new PathResult(f, truncated));
+    }
+
+    /** topicIds: at least one SKB id, each a string or a number (what the loader stores). */
+    private static void checkTopicIds(List<Object> topicIds) {
+        if (topicIds == null || topicIds.isEmpty()) {
+            throw new IllegalArgumentException("topicIds must name at least one node (its `id` property)");
+        }
+        for (int i = 0; i < topicIds.size(); i++) {
+            Object id = topicIds.get(i);
+            if (!(id instanceof String || id instanceof Number)) {
+                throw new IllegalArgumentException("topicIds[" + i + "] must be an SKB id (a string or a number); got "
+                        + id);
+            }
+        }
     }
 }

@@ -16,8 +16,8 @@ import java.util.Set;
  * @param maxDepth          depth of the unguided search (guided: the meta-path's own length, at most 3)
  * @param maxVisits         relationships read in the whole call; beyond it the search stops and says so (at most
  *                          {@link ConfigValues#MAX_VISITS})
- * @param timeoutMs         time budget of the whole call; beyond it the search stops and says so (at most
- *                          {@link ConfigValues#MAX_TIMEOUT_MS}, one hour)
+ * @param timeoutMs         time budget of the whole call, id lookups included; beyond it the search stops and
+ *                          says so (at most {@link ConfigValues#MAX_TIMEOUT_MS}, one hour)
  * @param limit             paths returned, best first
  * @param embeddingProperty the node property scored against the query vector (a name matching
  *                          {@link CypherIdentifier#PATTERN})

@@ -14,8 +14,8 @@ import java.util.Set;
  * @param maxExpansion      relationships read per frontier node (bounds hubs)
  * @param maxVisits         relationships read in the whole call; beyond it the step stops and says so (at most
  *                          {@link ConfigValues#MAX_VISITS})
- * @param timeoutMs         time budget of the whole call; beyond it the step stops and says so (at most
- *                          {@link ConfigValues#MAX_TIMEOUT_MS}, one hour)
+ * @param timeoutMs         time budget of the whole call, id lookups included; beyond it the step stops and
+ *                          says so (at most {@link ConfigValues#MAX_TIMEOUT_MS}, one hour)
  * @param limit             candidates returned over the whole call, best first
  * @param perPath           most candidates per frontier path; 0: no cap
  * @param embeddingProperty the node property scored against the query vector

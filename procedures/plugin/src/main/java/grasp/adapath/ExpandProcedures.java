@@ -53,7 +53,8 @@ public final class ExpandProcedures {
         @Description("Cosine of the query vector and the neighbour's embedding; 0.0 when it has none.")
         public final double score;
 
-        @Description("True when a budget (maxVisits, timeoutMs) stopped the step early: the candidates are incomplete.")
+        @Description("True when a budget (maxVisits, timeoutMs) stopped the step, or its id lookups, early: the "
+                + "candidates are incomplete.")
         public final boolean truncated;
 
         ExpandResult(FrontierStep.Candidate candidate, boolean truncated) {
@@ -77,7 +78,8 @@ public final class ExpandProcedures {
             + "path ({nodeIds: [SKB ids, topic first]}) the neighbours of its last node over step ({relation, outgoing, "
             + "label}; null: any relation, either direction, any label) that are not on the path, scored by cosine to "
             + "queryVector; the best over the whole frontier. config: maxExpansion (2000, per node), maxVisits (500000, at "
-            + "most " + ConfigValues.MAX_VISITS + "), timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "), limit "
+            + "most " + ConfigValues.MAX_VISITS + "), timeoutMs (2000, at most " + ConfigValues.MAX_TIMEOUT_MS + "; the id "
+            + "lookups count), limit "
             + "(50), perPath (0 = no cap), embeddingProperty ('doc_embedding'); out-of-range values are refused. The "
             + "step's relation and label and embeddingProperty must match " + CypherIdentifier.RULE + ". Rows: path, "
             + "fromId, nodeId, name, label, relation, outgoing, score, truncated.")
@@ -93,9 +95,9 @@ public final class ExpandProcedures {
         Step parsedStep = Step.parse(step);
         double[] query = VectorIndexes.toVector(queryVector, "queryVector");
         List<List<Object>> paths = FrontierStep.parseFrontier(frontier);
-        Expander expander = new Expander(query, parsed.embeddingProperty(), parsed.maxExpansion(), parsed.maxVisits(),
-                parsed.timeoutMs(), guard);
-        FrontierStep.Outcome outcome = new FrontierStep(new SkbNodes(tx), expander, parsed).expand(paths, parsedStep);
+        CallBudget budget = new CallBudget(parsed.maxVisits(), parsed.timeoutMs(), guard);
+        Expander expander = new Expander(query, parsed.embeddingProperty(), parsed.maxExpansion(), budget);
+        FrontierStep.Outcome outcome = new FrontierStep(new SkbNodes(tx, budget), expander, parsed).expand(paths, parsedStep);
         return outcome.candidates().stream().map(candidate -> new ExpandResult(candidate, outcome.truncated()));
     }
 }

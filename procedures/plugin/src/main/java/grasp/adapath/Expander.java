@@ -8,14 +8,13 @@ import java.util.function.Consumer;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.ResourceIterable;
-import org.neo4j.procedure.TerminationGuard;
 
 /**
  * The one expansion routine of {@code adapath.bfs} and {@code adapath.expand}: reads a node's relationships that
  * match a {@link Step}, skips neighbours already on the path (paths stay loopless) and scores each remaining
  * neighbour by the cosine of the query vector and its embedding (0.0 without one). Reads are bounded per node
- * ({@code maxExpansion}: caps hubs, silently, as a per-node sample), per call ({@code maxVisits}) and in time
- * ({@code timeoutMs}); the last two stop the caller's whole search, which then reports itself truncated.
+ * ({@code maxExpansion}: caps hubs, silently, as a per-node sample) and by the call's {@link CallBudget}
+ * ({@code maxVisits}, {@code timeoutMs}), which stops the caller's whole search; it then reports itself truncated.
  */
 final class Expander {
 
@@ -25,32 +24,28 @@ final class Expander {
     private final double[] query;
     private final String embeddingProperty;
     private final long maxExpansion;
-    private final long maxVisits;
-    private final long deadline;
-    private final TerminationGuard guard;
-    private long visits;
-    private boolean truncated;
+    private final CallBudget budget;
 
-    Expander(double[] query, String embeddingProperty, long maxExpansion, long maxVisits, long timeoutMs,
-             TerminationGuard guard) {
+    Expander(double[] query, String embeddingProperty, long maxExpansion, CallBudget budget) {
         this.query = query;
         this.embeddingProperty = embeddingProperty;
         this.maxExpansion = maxExpansion;
-        this.maxVisits = maxVisits;
-        this.guard = guard;
-        this.deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        this.budget = budget;
     }
 
-    /** True once maxVisits or timeoutMs stopped an expansion. */
+    /** True once maxVisits or timeoutMs stopped the call (an expansion or an id lookup). */
     boolean truncated() {
-        return truncated;
+        return budget.spent();
     }
 
     /**
      * Hands each neighbour of {@code from} over {@code step} that is not in {@code onPath} to {@code sink};
-     * false once a call budget is spent (the caller should stop expanding).
+     * false once the call's budget is spent (the caller should stop expanding).
      */
     boolean expand(Node from, Collection<Node> onPath, Step step, Consumer<Neighbour> sink) {
+        if (budget.spent()) {
+            return false;
+        }
         Set<String> visited = new HashSet<>();
         onPath.forEach(node -> visited.add(node.getElementId()));
         long read = 0;
@@ -60,12 +55,8 @@ final class Expander {
                 if (++read > maxExpansion) {
                     break;
                 }
-                if (++visits > maxVisits || System.nanoTime() > deadline) {
-                    truncated = true;
+                if (!budget.visit()) {
                     return false;
-                }
-                if ((visits & 1023) == 0) {
-                    guard.check();
                 }
                 Node other = relationship.getOtherNode(from);
                 if ((step.label() != null && !other.hasLabel(step.label())) || visited.contains(other.getElementId())) {

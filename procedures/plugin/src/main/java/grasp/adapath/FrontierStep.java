@@ -3,21 +3,25 @@ package grasp.adapath;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.neo4j.graphdb.Node;
 
 /**
  * One step of an externally driven search ({@code adapath.expand}): every frontier path's last node is expanded
  * once with {@link Expander} (the routine {@code adapath.bfs} uses), and the best neighbours over the whole
- * frontier are kept. The caller (an LLM scorer between depths) owns the beam; this class only proposes.
+ * frontier are kept. The caller (an LLM scorer between depths) owns the beam; this class only proposes. The cut
+ * happens while candidates come in ({@link TopK}: per path, then over the frontier), so the step holds O(limit)
+ * candidates however large the frontier and its fan-out.
  */
 final class FrontierStep {
 
-    /** A neighbour of frontier path {@code path}'s last node. */
-    record Candidate(int path, Node from, Expander.Neighbour neighbour) {}
+    /** A neighbour of frontier path {@code path}'s last node; {@code nodeId} and {@code relationshipId} are their element ids. */
+    record Candidate(int path, Node from, Expander.Neighbour neighbour, String nodeId, String relationshipId) {
+        Candidate(int path, Node from, Expander.Neighbour neighbour) {
+            this(path, from, neighbour, neighbour.node().getElementId(), neighbour.relationship().getElementId());
+        }
+    }
 
     record Outcome(List<Candidate> candidates, boolean truncated) {}
 
@@ -25,12 +29,13 @@ final class FrontierStep {
     private static final Comparator<Candidate> BEST_FIRST = Comparator
             .comparingDouble((Candidate c) -> c.neighbour().score()).reversed()
             .thenComparingInt(Candidate::path)
-            .thenComparing(c -> c.neighbour().node().getElementId())
-            .thenComparing(c -> c.neighbour().relationship().getElementId());
+            .thenComparing(Candidate::nodeId)
+            .thenComparing(Candidate::relationshipId);
 
     private final SkbNodes nodes;
     private final Expander expander;
     private final ExpandConfig config;
+    private int peakHeld;
 
     FrontierStep(SkbNodes nodes, Expander expander, ExpandConfig config) {
         this.nodes = nodes;
@@ -61,47 +66,76 @@ final class FrontierStep {
     }
 
     Outcome expand(List<List<Object>> frontier, Step step) {
-        List<Candidate> found = new ArrayList<>();
+        TopK<Candidate> kept = new TopK<>(config.limit(), BEST_FIRST);
         boolean going = true;
-        for (int path = 0; path < frontier.size() && going; path++) {
+        for (int path = 0; path < frontier.size() && going && !expander.truncated(); path++) {
             List<Object> ids = frontier.get(path);
             List<Node> lasts = nodes.byIds(ids.subList(ids.size() - 1, ids.size()), null);
             if (lasts.isEmpty()) {
-                continue; // an unknown id: nothing to expand
+                continue; // an unknown id, or the budget is spent (the loop ends below)
             }
             // Every node the path already visits, under any label, so no candidate revisits one of them.
             List<Node> onPath = new ArrayList<>(nodes.byIds(ids.subList(0, ids.size() - 1), null));
+            if (expander.truncated()) {
+                break; // the lookups spent the budget: onPath may be incomplete, so nothing from here is safe
+            }
             onPath.addAll(lasts);
+            PathBest best = new PathBest(config.perPath() > 0 ? Math.min(config.perPath(), config.limit()) : config.limit());
             for (Node from : lasts) {
                 int index = path;
-                going = expander.expand(from, onPath, step, neighbour -> found.add(new Candidate(index, from, neighbour)));
+                going = expander.expand(from, onPath, step, neighbour -> best.offer(new Candidate(index, from, neighbour)));
+                peakHeld = Math.max(peakHeld, kept.size() + best.size());
                 if (!going) {
                     break;
                 }
             }
+            best.candidates().forEach(kept::offer);
         }
-        return new Outcome(best(found), expander.truncated());
+        return new Outcome(kept.best(), expander.truncated());
     }
 
-    /** The best {@code limit} candidates, one per (path, node), at most {@code perPath} per path (0: no cap). */
-    private List<Candidate> best(List<Candidate> found) {
-        found.sort(BEST_FIRST);
-        List<Candidate> kept = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        Map<Integer, Long> perPath = new HashMap<>();
-        for (Candidate candidate : found) {
-            if (kept.size() >= config.limit()) {
-                break;
-            }
-            if (!seen.add(candidate.path() + "/" + candidate.neighbour().node().getElementId())) {
-                continue; // the same extension over a second relationship: one row per extended path
-            }
-            if (config.perPath() > 0 && perPath.getOrDefault(candidate.path(), 0L) >= config.perPath()) {
-                continue;
-            }
-            perPath.merge(candidate.path(), 1L, Long::sum);
-            kept.add(candidate);
+    /** The most candidates the step held at once so far (at most limit + the per-path cap, whatever the fan-out). */
+    int peakHeld() {
+        return peakHeld;
+    }
+
+    /**
+     * One frontier path's best candidates, one per neighbour (a second relationship to the same node is the same
+     * extension; the first by BEST_FIRST stands for it), at most {@code cap}.
+     */
+    private static final class PathBest {
+        private final TopK<Candidate> kept;
+        private final Map<String, Candidate> byNode = new HashMap<>();
+
+        PathBest(long cap) {
+            kept = new TopK<>(cap, BEST_FIRST);
         }
-        return kept;
+
+        void offer(Candidate candidate) {
+            Candidate twin = byNode.get(candidate.nodeId());
+            if (twin != null) {
+                if (BEST_FIRST.compare(candidate, twin) < 0) { // same node and score: the smaller relationship id
+                    kept.remove(twin);
+                    kept.offer(candidate);
+                    byNode.put(candidate.nodeId(), candidate);
+                }
+                return;
+            }
+            Candidate out = kept.offer(candidate);
+            if (out != candidate) {
+                byNode.put(candidate.nodeId(), candidate);
+            }
+            if (out != null && out != candidate) {
+                byNode.remove(out.nodeId());
+            }
+        }
+
+        int size() {
+            return kept.size();
+        }
+
+        List<Candidate> candidates() {
+            return kept.best();
+        }
     }
 }

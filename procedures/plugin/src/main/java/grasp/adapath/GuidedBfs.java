@@ -6,16 +6,17 @@ import java.util.List;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
-import org.neo4j.procedure.TerminationGuard;
 
 /**
  * Beam search from topic nodes. Guided: step d keeps only neighbours reached over the meta-path's d-th relation
  * type, in its direction, carrying its d-th label; unguided: any relation, either way. Every partial path is
  * scored by the mean cosine between the query vector and its nodes' embeddings (the topic excluded: it is the
- * same for all), and only the {@code beamWidth} best survive a depth. Paths are loopless. Each step is one
- * {@link Expander} call (shared with {@code adapath.expand}), bounded per node ({@code maxExpansion}), per call
- * ({@code maxVisits}) and in time ({@code timeoutMs}); hitting a call bound stops the search and marks the
- * results truncated instead of failing.
+ * same for all), and only the {@code beamWidth} best survive a depth. The beam is cut while a depth is extended
+ * ({@link TopK}), so a depth holds at most {@code beamWidth} extensions whatever the fan-out, and only those that
+ * survive become paths. Paths are loopless. Each step is one {@link Expander} call (shared with
+ * {@code adapath.expand}), bounded per node ({@code maxExpansion}) and by the call's {@link CallBudget}
+ * ({@code maxVisits}, {@code timeoutMs}); a spent budget stops the search and marks the results truncated instead
+ * of failing.
  */
 final class GuidedBfs {
 
@@ -39,33 +40,41 @@ final class GuidedBfs {
 
     record Found(Partial path, String metaPath) {}
 
-    private static final Comparator<Partial> BEST_FIRST =
-            Comparator.comparingDouble(Partial::score).reversed().thenComparing(p -> p.last().getElementId());
+    /**
+     * A partial path's one-hop extension, before the beam decides on it; {@code order} (the offer's rank) breaks
+     * ties the way a stable sort of all extensions would.
+     */
+    private record Extension(Partial from, Expander.Neighbour neighbour, double score, String lastId, long order) {
+        Partial path() {
+            return from.extend(neighbour.node(), neighbour.relationship(), neighbour.score());
+        }
+    }
+
+    private static final Comparator<Extension> BEST_FIRST = Comparator.comparingDouble(Extension::score).reversed()
+            .thenComparing(Extension::lastId).thenComparingLong(Extension::order);
 
     private final BfsConfig config;
     private final Expander expander;
+    private int peakHeld; // the most extensions one depth held at once: at most beamWidth
 
-    GuidedBfs(double[] query, BfsConfig config, TerminationGuard guard) {
+    GuidedBfs(double[] query, BfsConfig config, CallBudget budget) {
         this.config = config;
-        this.expander = new Expander(query, config.embeddingProperty(), config.maxExpansion(), config.maxVisits(),
-                config.timeoutMs(), guard);
+        this.expander = new Expander(query, config.embeddingProperty(), config.maxExpansion(), budget);
     }
 
     boolean truncated() {
         return expander.truncated();
     }
 
+    /** The most extensions any depth held at once so far (bounded by beamWidth, whatever the fan-out). */
+    int peakHeld() {
+        return peakHeld;
+    }
+
     List<Found> guided(List<Node> topics, MetaPathSpec spec) {
         List<Partial> frontier = starts(topics, Label.label(spec.labels().get(0)));
         for (int depth = 0; depth < spec.hops() && !frontier.isEmpty(); depth++) {
-            Step step = spec.step(depth);
-            List<Partial> next = new ArrayList<>();
-            for (Partial partial : frontier) {
-                if (!expand(partial, step, next)) {
-                    break;
-                }
-            }
-            frontier = best(next);
+            frontier = extend(frontier, spec.step(depth));
             if (truncated() && depth < spec.hops() - 1) {
                 return List.of(); // stopped short of the meta-path's end: no complete path to offer
             }
@@ -78,13 +87,7 @@ final class GuidedBfs {
         List<Found> found = new ArrayList<>();
         List<Partial> frontier = starts(topics, null);
         for (int depth = 0; depth < config.maxDepth() && !frontier.isEmpty() && !truncated(); depth++) {
-            List<Partial> next = new ArrayList<>();
-            for (Partial partial : frontier) {
-                if (!expand(partial, Step.ANY, next)) {
-                    break;
-                }
-            }
-            frontier = best(next);
+            frontier = extend(frontier, Step.ANY);
             frontier.forEach(partial -> found.add(new Found(partial, "unguided")));
         }
         return found;
@@ -95,13 +98,20 @@ final class GuidedBfs {
                 .map(node -> new Partial(List.of(node), List.of(), 0.0)).toList();
     }
 
-    /** Adds the partial's extensions to {@code next}; false once a budget is spent. */
-    private boolean expand(Partial partial, Step step, List<Partial> next) {
-        return expander.expand(partial.last(), partial.nodes(), step,
-                neighbour -> next.add(partial.extend(neighbour.node(), neighbour.relationship(), neighbour.score())));
-    }
-
-    private List<Partial> best(List<Partial> candidates) {
-        return candidates.stream().sorted(BEST_FIRST).limit(config.beamWidth()).toList();
+    /** The next depth: the beamWidth best one-hop extensions of {@code frontier}, best first. */
+    private List<Partial> extend(List<Partial> frontier, Step step) {
+        TopK<Extension> beam = new TopK<>(config.beamWidth(), BEST_FIRST);
+        long[] offered = {0};
+        for (Partial partial : frontier) {
+            int hops = partial.relationships().size() + 1;
+            boolean going = expander.expand(partial.last(), partial.nodes(), step, neighbour -> beam.offer(new Extension(
+                    partial, neighbour, (partial.scoreSum() + neighbour.score()) / hops,
+                    neighbour.node().getElementId(), offered[0]++)));
+            peakHeld = Math.max(peakHeld, beam.size());
+            if (!going) {
+                break;
+            }
+        }
+        return beam.best().stream().map(Extension::path).toList();
     }
 }

@@ -144,6 +144,8 @@ class AdaPathBfsTest {
         try (Session session = driver.session()) {
             assertThatThrownBy(() -> session.run("CALL adapath.bfs([], [], [1.0], {})").list())
                     .hasMessageContaining("topicIds");
+            assertThatThrownBy(() -> session.run("CALL adapath.bfs(['OMIM:1', {id: 'OMIM:1'}], [], [1.0], {})").list())
+                    .hasMessageContaining("topicIds[1] must be an SKB id (a string or a number); got {id=OMIM:1}");
         }
     }
 }
