@@ -19,7 +19,7 @@ from grasp_agent.cli._common import (
     load_settings,
     renamed,
 )
-from grasp_agent.cli.bench_build import build_hpo, build_novel
+from grasp_agent.cli.bench_build import build_hpo, build_novel, build_skb
 from grasp_agent.cli.plan import graph_branch_for
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
@@ -138,6 +138,7 @@ def show_report(report: PlannerReport) -> None:
 
 app.command(name="build-hpo")(build_hpo)
 app.command(name="build-novel")(build_novel)
+app.command(name="build")(build_skb)
 
 
 @app.command()

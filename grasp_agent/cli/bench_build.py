@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from grasp_agent.cli._common import console, friendly_errors
+from grasp_agent.cli._common import console, friendly_errors, progress_lines
 
 _ANSWER_BINS = ((1, 1), (2, 3), (4, 5), (6, 10), (11, 20))
 _SPLIT_NAMES = ("train", "valid", "test")
@@ -106,3 +106,46 @@ def build_novel(
     for kind in KINDS:
         table.add_row(kind, *[str(cells[kind, family]) for family in FAMILIES])
     console.print(table)
+
+
+@friendly_errors
+def build_skb(
+    out: Path = OUT,
+    skb: str = typer.Option(None, "--skb", help="The loaded SKB to build on (default: the only one loaded)."),
+    count: int = COUNT,
+    seed: int = SEED,
+    max_answers: int = typer.Option(20, "--max-answers", min=1, help="Most answers a question may have."),
+) -> None:
+    """Synthetic questions for any loaded SKB: templates from its schema (1-2 hop chains, two-anchor
+    conjunctions), exact answers from the graph, wording families from its type and relation names,
+    train/valid/test split by requirement."""
+    from grasp_agent.cli._common import load_settings
+    from grasp_agent.db.connection import open_driver
+    from grasp_agent.evaluation.query_sets import write_queries
+    from grasp_agent.evaluation.skb_questions import FAMILIES, SkbGraph, generate_skb_questions
+    from grasp_agent.skb.context import read_skb_context
+
+    settings = load_settings()
+    started = time.perf_counter()
+    with open_driver(settings) as driver, progress_lines("Building questions") as show:
+        context = read_skb_context(driver, settings.neo4j_database, skb)
+        queries = generate_skb_questions(
+            SkbGraph(driver, settings.neo4j_database),
+            context,
+            count,
+            seed,
+            max_answers,
+            progress=lambda done, total: show(f"template {done} of {total}"),
+        )
+    write_queries(out, queries)
+    console.print(
+        f"{len(queries)} synthetic questions about {context.schema.name} written to {out} "
+        f"in {time.perf_counter() - started:.1f} s",
+        highlight=False,
+    )
+    cells = Counter((query.level, query.split) for query in queries)
+    table = Table("family", *_SPLIT_NAMES, title="questions per wording family x split")
+    for family in FAMILIES:
+        table.add_row(family, *[str(cells[family, split]) for split in _SPLIT_NAMES])
+    console.print(table)
+    _show_answers([(q.hops or 0, len(q.answer_ids)) for q in queries])

@@ -1,0 +1,306 @@
+"""`grasp bench build --skb NAME`: synthetic questions with exact answers for any loaded SKB.
+
+Templates come from the stored schema patterns (`skb_templates`); anchors are nodes whose name identifies them
+(unique across the SKB, case-insensitive, 2-60 characters); each requirement keeps 1..`max_answers` answers
+read from the graph along the template's walk (the anchor itself never counts). A two-anchor template keeps
+only pairs where each anchor narrows the other (the intersection is smaller than either leg's answers), the
+hard conjunctions a reader must not drop. Splits are by requirement, so every wording of one requirement lands
+in one split. Deterministic by seed for a given graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from neo4j import Driver
+
+from grasp_agent.cypher_queries import fill_identifiers
+from grasp_agent.evaluation.query_sets import EvalQuery, GoldAnchor
+from grasp_agent.evaluation.questions import check_generation
+from grasp_agent.evaluation.skb_templates import FAMILIES, AnchorText, Step, Template, schema_templates, word_question
+from grasp_agent.skb.context import SkbContext
+
+logger = logging.getLogger(__name__)
+
+MAX_NAME = 60
+PASSAGE_WORDS = 20
+_SPLITS = ((60, "train"), (80, "valid"), (100, "test"))  # cumulative percent
+_TRIES_PER_QUESTION = 12  # anchors examined per question wanted, before a template gives up
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What one question asks: a template, its anchors (one per leg) and the exact answers."""
+
+    template: Template
+    anchor_ids: tuple[str, ...]
+    answers: tuple[str, ...]
+
+
+class SkbGraph:
+    """The reads the generator makes, every value a parameter, every identifier checked by `fill_identifiers`."""
+
+    def __init__(self, driver: Driver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    def _rows(self, statement: str, **parameters: object) -> list[dict[str, object]]:
+        records, _, _ = self._driver.execute_query(statement, parameters, database_=self._database)
+        return [record.data() for record in records]
+
+    def names(self, label: str) -> dict[str, str]:
+        statement = fill_identifiers(
+            "MATCH (n:{{label}}) WHERE n.id IS NOT NULL AND n.name IS NOT NULL RETURN n.id AS id, n.name AS name",
+            label=label,
+        )
+        return {str(row["id"]): str(row["name"]) for row in self._rows(statement)}
+
+    def texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
+        """The first non-empty text field of each node (lists joined), for described anchors."""
+        if not fields or not ids:
+            return {}
+        for field in fields:
+            fill_identifiers("{{field}}", field=field)  # checked, though it travels as a parameter below
+        statement = fill_identifiers(
+            "UNWIND $ids AS node_id MATCH (n:{{label}} {id: node_id}) "
+            "RETURN node_id AS id, [field IN $fields | n[field]] AS values",
+            label=label,
+        )
+        texts: dict[str, str] = {}
+        for row in self._rows(statement, ids=list(ids), fields=list(fields)):
+            for value in _items(row["values"]):
+                text = " ".join(map(str, value)) if isinstance(value, list) else str(value or "")
+                if text.strip():
+                    texts[str(row["id"])] = text.strip()
+                    break
+        return texts
+
+    def leg_answers(self, leg: tuple[Step, ...], ids: Sequence[str], cap: int) -> dict[str, list[str]]:
+        """Up to `cap` distinct answers of each anchor along the leg (the anchor excluded)."""
+        pattern, identifiers = _walk(leg)
+        statement = fill_identifiers(
+            "UNWIND $ids AS node_id MATCH (a:{{anchor}} {id: node_id}) "
+            f"RETURN node_id AS id, COLLECT {{ MATCH (a){pattern} WHERE t <> a "
+            "RETURN DISTINCT t.id AS answer ORDER BY answer LIMIT $cap } AS answers",
+            anchor=leg[0].source,
+            **identifiers,
+        )
+        return {
+            str(row["id"]): [str(a) for a in _items(row["answers"])]
+            for row in self._rows(statement, ids=list(ids), cap=cap)
+        }
+
+    def partners(
+        self, first: Step, second: Step, answers: Sequence[str], limit: int
+    ) -> list[tuple[str, list[str], int]]:
+        """Nodes of `second.source` joined to some of `answers` (targets) by `second`: (id, shared targets,
+        that node's own number of targets along `second`)."""
+        back = Step(second.relation, not second.outgoing, second.target, second.source)
+        pattern, identifiers = _walk((back,), end="b")
+        statement = fill_identifiers(
+            "UNWIND $answers AS answer MATCH (t:{{target}} {id: answer}) "
+            f"MATCH (t){pattern} "
+            "WITH b, collect(DISTINCT t.id) AS shared "
+            f"RETURN b.id AS id, shared, COUNT {{ MATCH (b){_walk((second,))[0]} }} AS total "
+            "ORDER BY id LIMIT $limit",
+            target=first.target,
+            **identifiers,
+            **_walk((second,))[1],
+        )
+        rows = self._rows(statement, answers=list(answers), limit=limit)
+        return [(str(row["id"]), [str(s) for s in _items(row["shared"])], _count(row["total"])) for row in rows]
+
+
+def _items(value: object) -> list[object]:
+    """A Cypher list value as a Python list (None reads as empty)."""
+    return list(value) if isinstance(value, list) else []
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _walk(leg: tuple[Step, ...], end: str = "t") -> tuple[str, dict[str, str]]:
+    """A Cypher pattern walking the leg from an already bound start to `end`, with its identifiers."""
+    parts: list[str] = []
+    identifiers: dict[str, str] = {}
+    for number, step in enumerate(leg):
+        letter = "abcdefgh"[number]  # placeholders take letters and _ only
+        relation, label = f"{end}_rel_{letter}", f"{end}_label_{letter}"
+        identifiers[relation] = step.relation
+        identifiers[label] = step.target
+        variable = end if number == len(leg) - 1 else f"{end}_via_{letter}"
+        arrow = f"-[:{{{{{relation}}}}}]->" if step.outgoing else f"<-[:{{{{{relation}}}}}]-"
+        parts.append(f"{arrow}({variable}:{{{{{label}}}}})")
+    return "".join(parts), identifiers
+
+
+def split_of(requirement: Requirement) -> str:
+    key = requirement.template.name + "|" + "|".join(requirement.anchor_ids)
+    bucket = int(hashlib.sha256(key.encode()).hexdigest(), 16) % 100
+    return next(split for limit, split in _SPLITS if bucket < limit)
+
+
+def unique_names(names_by_label: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """Per label, the nodes whose name (case-insensitive) no other node of the SKB has, 2..60 characters."""
+    counts: dict[str, int] = {}
+    for names in names_by_label.values():
+        for name in names.values():
+            counts[name.lower()] = counts.get(name.lower(), 0) + 1
+    return {
+        label: {i: n for i, n in names.items() if counts[n.lower()] == 1 and 2 <= len(n) <= MAX_NAME}
+        for label, names in names_by_label.items()
+    }
+
+
+def generate_skb_questions(
+    graph: SkbGraph,
+    context: SkbContext,
+    count: int,
+    seed: int = 0,
+    max_answers: int = 20,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[EvalQuery]:
+    """About `count` questions spread evenly over the schema's templates (fewer where the graph runs out)."""
+    check_generation(count, max_answers)
+    rng = random.Random(seed)
+    templates = schema_templates(context.pattern_counts)
+    if not templates or count == 0:
+        return []
+    names = unique_names({label: graph.names(label) for label in context.labels})
+    pools = {label: sorted(ids) for label, ids in names.items()}
+    per_template = max(1, count // len(templates))
+    questions: list[EvalQuery] = []
+    for done, template in enumerate(templates):
+        requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
+        questions.extend(_worded(graph, context, requirements, names, rng))
+        if progress is not None:
+            progress(done + 1, len(templates))
+    return questions
+
+
+def _requirements(
+    graph: SkbGraph,
+    template: Template,
+    pools: dict[str, list[str]],
+    wanted: int,
+    max_answers: int,
+    rng: random.Random,
+) -> list[Requirement]:
+    first = template.legs[0]
+    candidates = list(pools.get(first[0].source, []))
+    rng.shuffle(candidates)
+    candidates = candidates[: wanted * _TRIES_PER_QUESTION]
+    if not candidates:
+        return []
+    two_legs = len(template.legs) == 2
+    # a first anchor of a conjunction may have more answers than the question: the second anchor narrows them
+    cap = 10 * max_answers if two_legs else max_answers + 1
+    answers = graph.leg_answers(first, candidates, cap)
+    found: list[Requirement] = []
+    for anchor in candidates:
+        mine = answers.get(anchor, [])
+        if not mine or len(mine) >= cap:
+            continue
+        if not two_legs:
+            found.append(Requirement(template, (anchor,), tuple(mine)))
+        else:
+            partner = _partner(graph, template, anchor, mine, pools, max_answers, rng)
+            if partner is not None:
+                found.append(partner)
+        if len(found) >= wanted:
+            break
+    return found
+
+
+def _partner(
+    graph: SkbGraph,
+    template: Template,
+    anchor: str,
+    answers: list[str],
+    pools: dict[str, list[str]],
+    max_answers: int,
+    rng: random.Random,
+) -> Requirement | None:
+    first, second = template.legs[0][0], template.legs[1][0]
+    allowed = set(pools.get(second.source, []))
+    options = [
+        (other, shared)
+        for other, shared, total in graph.partners(first, second, answers, limit=2000)
+        if other != anchor
+        and other in allowed
+        and 1 <= len(shared) <= max_answers
+        and len(shared) < len(answers)
+        and len(shared) < total
+    ]
+    if not options:
+        return None
+    other, shared = rng.choice(options)
+    return Requirement(template, (anchor, other), tuple(sorted(shared)))
+
+
+def _worded(
+    graph: SkbGraph,
+    context: SkbContext,
+    requirements: list[Requirement],
+    names: dict[str, dict[str, str]],
+    rng: random.Random,
+) -> list[EvalQuery]:
+    if not requirements:
+        return []
+    types = {t.label: t for t in context.schema.node_types}
+    template = requirements[0].template
+    labels = [leg[0].source for leg in template.legs]
+    passages: dict[str, str] = {}
+    for label in set(labels):
+        ids = sorted({r.anchor_ids[i] for r in requirements for i, lab in enumerate(labels) if lab == label})
+        passages.update(graph.texts(label, types[label].text_fields, ids))
+    worded: list[EvalQuery] = []
+    for requirement in requirements:
+        anchors = []
+        for anchor_id, label in zip(requirement.anchor_ids, labels, strict=True):
+            name = names[label][anchor_id]
+            passage = _passage(passages.get(anchor_id, ""), name)
+            type_word = rng.choice([label.lower(), *[a.lower() for a in types[label].aliases]])
+            anchors.append(AnchorText(name=name, type_word=type_word, passage=passage))
+        family = rng.choice(FAMILIES)
+        if family == "described" and not all(a.passage for a in anchors):
+            family = "which"
+        text = word_question(template, anchors, family, context.schema, rng)
+        key = template.name + "|" + "|".join(requirement.anchor_ids)
+        worded.append(
+            EvalQuery(
+                id="gen-" + hashlib.sha256(key.encode()).hexdigest()[:12],
+                text=text,
+                answer_ids=requirement.answers,
+                split=split_of(requirement),
+                template=template.name,
+                hops=template.hops,
+                level=family,
+                topic_ids=requirement.anchor_ids,
+                target_type=template.target,
+                anchors=tuple(
+                    GoldAnchor(id=i, type=label, name=names[label][i])
+                    for i, label in zip(requirement.anchor_ids, labels, strict=True)
+                ),
+            )
+        )
+    return worded
+
+
+def _passage(text: str, name: str) -> str | None:
+    """The first sentence of a node's text, at most PASSAGE_WORDS words; None when it gives the name away or
+    says too little to identify anything (under 5 words)."""
+    sentence = text.split(". ")[0].strip().rstrip(".")
+    words = sentence.split()
+    if len(words) < 5 or name.lower() in sentence.lower():
+        return None
+    return " ".join(words[:PASSAGE_WORDS])
+
+
+__all__ = ["FAMILIES", "Requirement", "SkbGraph", "generate_skb_questions", "split_of", "unique_names"]

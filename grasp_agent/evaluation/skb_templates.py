@@ -1,0 +1,223 @@
+"""Question templates of any SKB, read from its schema, and their wording (pure; no graph access).
+
+A template is one or two *legs*, each a walk of schema steps from an anchor type to one target type: a chain of
+1 or 2 hops ("which diseases have phenotype X", "which genes are reached from X through diseases") or two
+one-hop legs meeting at the target (an intersection: "which diseases have phenotype X and are associated with
+gene G"). Every step names a stored relation and the direction it is walked in, so answers are exact.
+
+Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
+into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
+The families vary the structure a reader has to cope with (wh-questions, imperatives, lists, terse arrows,
+questions that leave the asked type implied, described anchors, lower case, a preface that says nothing). The
+output is synthetic and says so (`level` = family, `template` = the walk).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from grasp_agent.skb.schema import NodeType, SkbSchema
+
+FAMILIES: tuple[str, ...] = ("which", "find", "list", "terse", "implied", "described", "lower", "preface")
+# Prefaces carry no information about the SKB: a reader must skip them, whatever the domain.
+_PREFACES = (
+    "Quick question. ",
+    "I am putting notes together for a colleague. ",
+    "Sorry if this is obvious: ",
+    "Context: this is for a report due tomorrow. ",
+)
+_CAPITALS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One walk along a relation: `source` -> `target` types, `outgoing` when the stored edge points that way."""
+
+    relation: str
+    outgoing: bool
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Template:
+    """One or two legs (anchor type -> ... -> target type); all legs end at the same target type."""
+
+    legs: tuple[tuple[Step, ...], ...]
+
+    @property
+    def target(self) -> str:
+        return self.legs[0][-1].target
+
+    @property
+    def hops(self) -> int:
+        return max(len(leg) for leg in self.legs)
+
+    @property
+    def name(self) -> str:
+        """A readable, stable key: 'Phenotype<HAS_PHENOTYPE<Disease', legs joined by '&'."""
+        return "&".join(leg[0].source + "".join(_step_key(step) for step in leg) for leg in self.legs)
+
+
+def _step_key(step: Step) -> str:
+    arrow = ">" if step.outgoing else "<"
+    return f"{arrow}{step.relation}{arrow}{step.target}"
+
+
+def schema_steps(patterns: Iterable[tuple[str, str, str]]) -> list[Step]:
+    """Both walking directions of every stored (source label, relation, target label) pattern."""
+    steps: list[Step] = []
+    for source, relation, target in sorted(set(patterns)):
+        steps.append(Step(relation, True, source, target))
+        steps.append(Step(relation, False, target, source))
+    return steps
+
+
+def schema_templates(patterns: Iterable[tuple[str, str, str]], *, two_hop: bool = True) -> list[Template]:
+    """Every 1-hop chain, every 2-hop chain (not undoing its first step on the same relation unless it comes
+    back to a different node of the same type: "other X sharing a Y"), and every pair of one-hop legs meeting
+    at one target type. Sorted by name so a seed means the same sampling everywhere."""
+    steps = schema_steps(patterns)
+    templates = [Template(((step,),)) for step in steps]
+    if two_hop:
+        templates += [
+            Template(((first, second),)) for first in steps for second in steps if first.target == second.source
+        ]
+    for i, first in enumerate(steps):
+        for second in steps[i + 1 :]:
+            if first.target == second.target and (first.source, first.relation) != (second.source, second.relation):
+                templates.append(Template(((first,), (second,))))
+    return sorted(set(templates), key=lambda t: t.name)
+
+
+def type_words(node_type: NodeType) -> list[str]:
+    """The label split at capitals, lower-cased, then the aliases: words the schema gives for a type."""
+    label = _CAPITALS.sub(" ", node_type.label).lower()
+    return [label, *[alias.lower() for alias in node_type.aliases if alias.strip()]]
+
+
+def plural(word: str) -> str:
+    """Simple English plural of a type word (enough for generated wording); a word already plural stays."""
+    if word.endswith(("ss", "us", "x", "sh", "ch", "z")):
+        return word + "es"
+    if word.endswith("s"):
+        return word
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def relation_words(relation: str) -> str:
+    """'HAS_PHENOTYPE' -> 'has phenotype', 'actedIn' -> 'acted in'."""
+    return " ".join(part for part in _CAPITALS.sub(" ", relation).replace("_", " ").lower().split())
+
+
+def plural_verb(phrase: str) -> str:
+    """The relation words with a plural subject: 'has x' -> 'have x', 'is a' -> 'are a', 'lacks x' -> 'lack x'."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    head = words[0]
+    if head == "has":
+        head = "have"
+    elif head == "is":
+        head = "are"
+    elif head.endswith("s") and not head.endswith("ss") and len(head) > 3:
+        head = head[:-1]
+    return " ".join([head, *words[1:]])
+
+
+@dataclass(frozen=True)
+class AnchorText:
+    """How a question refers to one anchor: its name, or (described family) a passage of its text."""
+
+    name: str
+    type_word: str
+    passage: str | None = None
+
+    def reference(self, described: bool) -> str:
+        if described and self.passage:
+            return f'the {self.type_word} described as "{self.passage}"'
+        return self.name
+
+
+def _step_clause(step: Step, anchor: str, plural_subject: bool) -> str:
+    """The words joining the walked-to nodes with the anchor: 'have phenotype X' (the edge points at the anchor)
+    or 'that X is associated with' (the edge leaves the anchor)."""
+    words = relation_words(step.relation)
+    if not step.outgoing:
+        return f"{plural_verb(words) if plural_subject else words} {anchor}"
+    return f"that {anchor} {words}"
+
+
+def word_question(
+    template: Template,
+    anchors: Sequence[AnchorText],
+    family: str,
+    schema: SkbSchema,
+    rng: random.Random,
+) -> str:
+    """One wording of a template in a family (see FAMILIES). `anchors` follow `template.legs`."""
+    types: Mapping[str, NodeType] = {t.label: t for t in schema.node_types}
+    target_word = rng.choice(type_words(types[template.target]))
+    targets = plural(target_word)
+    described = family == "described"
+    refs = [anchor.reference(described) for anchor in anchors]
+    if len(template.legs) == 2:
+        first, second = template.legs[0][0], template.legs[1][0]
+        clause_a = _step_clause(first, refs[0], True)
+        clause_b = _step_clause(second, refs[1], True)
+        forms = {
+            "which": f"Which {targets} {clause_a} and also {clause_b}?",
+            "find": f"Find the {target_word} that is linked to both {refs[0]} and {refs[1]}.",
+            "list": f"List {targets} connected to {refs[0]} as well as to {refs[1]}.",
+            "terse": f"{refs[0]} + {refs[1]} -> {targets}?",
+            "implied": f"{refs[0]} and {refs[1]} together: what fits both?",
+        }
+    else:
+        leg = template.legs[0]
+        if len(leg) == 1:
+            clause = _step_clause(leg[0], refs[0], True)
+            relation = relation_words(leg[0].relation)
+            forms = {
+                "which": f"Which {targets} {clause}?",
+                "find": f"Find every {target_word} linked to {refs[0]} by {relation}.",
+                "list": f"List the {targets} for {refs[0]} ({relation}).",
+                "terse": f"{refs[0]} {relation} -> {targets}?",
+                "implied": f"What is connected to {refs[0]} through {relation}?",
+            }
+        else:
+            middle = plural(rng.choice(type_words(types[leg[0].target])))
+            path_words = f"{relation_words(leg[0].relation)}, then {relation_words(leg[1].relation)}"
+            forms = {
+                "which": f"Which {targets} are reached from {refs[0]} through its {middle} ({path_words})?",
+                "find": f"Find the {targets} linked to {refs[0]} by way of {middle}.",
+                "list": f"List {targets} that share {middle} with {refs[0]}, via {path_words}.",
+                "terse": f"{refs[0]} -> {middle} -> {targets}?",
+                "implied": f"Starting from {refs[0]} and going through its {middle}, what do we reach?",
+            }
+    base = "which" if family in ("described", "lower", "preface") else family
+    text = forms[base]
+    if family == "lower":
+        return text.lower()
+    if family == "preface":
+        return rng.choice(_PREFACES) + text
+    return text
+
+
+__all__ = [
+    "FAMILIES",
+    "AnchorText",
+    "Step",
+    "Template",
+    "plural",
+    "plural_verb",
+    "relation_words",
+    "schema_steps",
+    "schema_templates",
+    "type_words",
+    "word_question",
+]

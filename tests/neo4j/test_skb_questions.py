@@ -1,0 +1,134 @@
+"""`grasp bench build`'s generator on a real loaded SKB (the Epileptic-spasm slice of HPO): every answer set is
+what the graph says, recomputed here in Python from the raw edge list; conjunctions are hard (each anchor
+narrows the other); the same seed writes the same questions; and the CLI writes a file `grasp eval` reads."""
+
+from __future__ import annotations
+
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.evaluation.query_sets import EvalQuery, read_queries
+from grasp_agent.evaluation.skb_questions import SkbGraph, generate_skb_questions
+from grasp_agent.evaluation.skb_templates import FAMILIES, Step
+from grasp_agent.skb.context import read_skb_context
+from tests.conftest import TEST_INSTANCE_ENV, cli_env
+from tests.neo4j.test_stack import GRASP
+
+pytestmark = pytest.mark.usefixtures("hpo_slice")
+
+Edges = dict[tuple[str, str, bool], set[str]]  # (node id, relation, walked outgoing) -> neighbour ids
+
+
+@pytest.fixture(scope="module")
+def edges(driver: Driver) -> tuple[Edges, dict[str, str]]:
+    records, _, _ = driver.execute_query(
+        "MATCH (a)-[r]->(b) WHERE a.id IS NOT NULL AND b.id IS NOT NULL "
+        "RETURN a.id AS a, type(r) AS r, b.id AS b, labels(a) AS la, labels(b) AS lb"
+    )
+    walk: Edges = defaultdict(set)
+    labels: dict[str, str] = {}
+    for row in records:
+        walk[row["a"], row["r"], True].add(row["b"])
+        walk[row["b"], row["r"], False].add(row["a"])
+        labels[row["a"]] = next(iter(sorted(row["la"])))
+        labels[row["b"]] = next(iter(sorted(row["lb"])))
+    return walk, labels
+
+
+@pytest.fixture(scope="module")
+def questions(driver: Driver, test_settings: Settings) -> list[EvalQuery]:
+    context = read_skb_context(driver, test_settings.neo4j_database)
+    return generate_skb_questions(SkbGraph(driver, test_settings.neo4j_database), context, 120, seed=5)
+
+
+def _reached(walk: Edges, labels: dict[str, str], start: str, leg: tuple[Step, ...]) -> set[str]:
+    nodes = {start}
+    for step in leg:
+        nodes = {
+            n for node in nodes for n in walk.get((node, step.relation, step.outgoing), ()) if labels[n] == step.target
+        }
+    return nodes - {start}
+
+
+def _legs(template: str) -> list[tuple[Step, ...]]:
+    """The template's walk parsed back from its name ('A>REL>B<REL2<C', legs joined by '&')."""
+    legs = []
+    for text in template.split("&"):
+        parts, steps = [], []
+        token = ""
+        for char in text:
+            if char in "<>":
+                parts.append(token)
+                parts.append(char)
+                token = ""
+            else:
+                token += char
+        parts.append(token)
+        source = parts[0]
+        for i in range(1, len(parts), 4):
+            outgoing = parts[i] == ">"
+            relation, target = parts[i + 1], parts[i + 3]
+            steps.append(Step(relation, outgoing, source, target))
+            source = target
+        legs.append(tuple(steps))
+    return legs
+
+
+def test_every_answer_set_is_what_the_graph_says(
+    questions: list[EvalQuery], edges: tuple[Edges, dict[str, str]]
+) -> None:
+    walk, labels = edges
+    assert len(questions) >= 40
+    for query in questions:
+        assert query.template is not None and query.target_type is not None
+        legs = _legs(query.template)
+        assert len(legs) == len(query.topic_ids)
+        reached = [_reached(walk, labels, anchor, leg) for anchor, leg in zip(query.topic_ids, legs, strict=True)]
+        expected = set.intersection(*reached)
+        assert set(query.answer_ids) == expected, query.text
+        assert 1 <= len(expected) <= 20
+        assert all(labels[answer] == query.target_type for answer in expected)
+        if len(legs) == 2:  # a hard conjunction: each anchor alone allows more answers
+            assert all(len(alone) > len(expected) for alone in reached), query.text
+        for anchor in query.anchors:
+            if query.level != "described":
+                assert anchor.name is not None and anchor.name.lower() in query.text.lower()
+
+
+def test_the_set_spreads_over_templates_families_and_splits(questions: list[EvalQuery]) -> None:
+    assert len({q.template for q in questions}) >= 8
+    assert any("&" in (q.template or "") for q in questions)
+    assert any((q.hops or 0) == 2 for q in questions)
+    assert {q.level for q in questions} <= set(FAMILIES) and len({q.level for q in questions}) >= 5
+    assert {q.split for q in questions} == {"train", "valid", "test"}
+    assert len({q.id for q in questions}) == len(questions)
+
+
+def test_the_same_seed_gives_the_same_questions_and_another_seed_differs(
+    driver: Driver, test_settings: Settings, questions: list[EvalQuery]
+) -> None:
+    context = read_skb_context(driver, test_settings.neo4j_database)
+    graph = SkbGraph(driver, test_settings.neo4j_database)
+    assert generate_skb_questions(graph, context, 120, seed=5) == questions
+    assert generate_skb_questions(graph, context, 120, seed=6) != questions
+
+
+def test_the_cli_writes_a_question_file(tmp_path: Path) -> None:
+    out = tmp_path / "questions.jsonl"
+    result = subprocess.run(
+        [GRASP, "bench", "build", "--out", str(out), "--count", "30"],
+        env=cli_env(TEST_INSTANCE_ENV),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "synthetic questions about hpo" in result.stdout
+    written = read_queries(out)
+    assert len(written) >= 10 and all(q.id.startswith("gen-") for q in written)

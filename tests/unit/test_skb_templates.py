@@ -1,0 +1,136 @@
+"""Question templates and wording read from any SKB's schema: every template walks stored relations, the wording
+uses only the schema's own words, and splits are stable per requirement."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from grasp_agent.evaluation.skb_questions import Requirement, split_of, unique_names
+from grasp_agent.evaluation.skb_templates import (
+    FAMILIES,
+    AnchorText,
+    Step,
+    Template,
+    plural,
+    plural_verb,
+    relation_words,
+    schema_steps,
+    schema_templates,
+    word_question,
+)
+from grasp_agent.skb.schema import NodeType, RelationType, SkbSchema
+
+FILM_PATTERNS = [("Person", "DIRECTED", "Film"), ("Person", "ACTED_IN", "Film"), ("Film", "PRODUCED_BY", "Studio")]
+
+
+def _schema() -> SkbSchema:
+    return SkbSchema.model_validate(
+        {
+            "name": "films",
+            "node_types": [
+                NodeType(label="Person", aliases=("filmmaker",)),
+                NodeType(label="Film", aliases=("movie",)),
+                NodeType(label="Studio"),
+            ],
+            "relation_types": [
+                RelationType.model_validate({"type": t, "pairs": [{"source": s, "target": o}]})
+                for s, t, o in FILM_PATTERNS
+            ],
+        }
+    )
+
+
+def test_every_stored_pattern_is_walked_both_ways() -> None:
+    steps = schema_steps(FILM_PATTERNS)
+    assert len(steps) == 6
+    assert Step("DIRECTED", True, "Person", "Film") in steps
+    assert Step("DIRECTED", False, "Film", "Person") in steps
+
+
+def test_templates_chain_only_through_matching_types_and_intersect_distinct_legs() -> None:
+    templates = schema_templates(FILM_PATTERNS)
+    names = [t.name for t in templates]
+    assert names == sorted(names) and len(set(names)) == len(names)
+    for template in templates:
+        for leg in template.legs:
+            for first, second in zip(leg, leg[1:], strict=False):
+                assert first.target == second.source
+        assert len({leg[-1].target for leg in template.legs}) == 1
+    two_legs = [t for t in templates if len(t.legs) == 2]
+    # Film is reached by DIRECTED and ACTED_IN from Person and by PRODUCED_BY from Studio: three pairs
+    assert sorted(sorted(t.name.split("&")) for t in two_legs if t.target == "Film") == [
+        ["Person>ACTED_IN>Film", "Person>DIRECTED>Film"],
+        ["Person>ACTED_IN>Film", "Studio<PRODUCED_BY<Film"],
+        ["Person>DIRECTED>Film", "Studio<PRODUCED_BY<Film"],
+    ]
+    assert "Person>DIRECTED>Film>PRODUCED_BY>Studio" in names  # a 2-hop chain
+    assert Template(((Step("DIRECTED", True, "Person", "Film"),),)).hops == 1
+    assert not any(len(leg) > 1 for t in schema_templates(FILM_PATTERNS, two_hop=False) for leg in t.legs)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("film", "films"), ("class", "classes"), ("family", "families"), ("day", "days"), ("genes", "genes")],
+)
+def test_plural(word: str, expected: str) -> None:
+    assert plural(word) == expected
+
+
+def test_relation_names_become_words_with_plural_verbs() -> None:
+    assert relation_words("HAS_PHENOTYPE") == "has phenotype"
+    assert relation_words("actedIn") == "acted in"
+    assert plural_verb("has phenotype") == "have phenotype"
+    assert plural_verb("is a") == "are a"
+    assert plural_verb("imports module") == "import module"
+    assert plural_verb("acted in") == "acted in"
+
+
+def test_every_family_words_every_template_from_schema_words_and_names_each_anchor() -> None:
+    schema = _schema()
+    rng = random.Random(3)
+    for template in schema_templates(FILM_PATTERNS):
+        anchors = [
+            AnchorText(name=f"Anchor{i}", type_word="thing", passage="a long passage about nothing in particular")
+            for i, _ in enumerate(template.legs)
+        ]
+        for family in FAMILIES:
+            text = word_question(template, anchors, family, schema, rng)
+            for anchor in anchors:
+                if family == "described":
+                    assert anchor.passage is not None and anchor.passage in text
+                    assert anchor.name not in text
+                else:
+                    assert anchor.name.lower() in text.lower(), (template.name, family, text)
+            if family == "lower":
+                assert text == text.lower()
+
+
+def test_a_question_uses_the_target_types_words() -> None:
+    schema = _schema()
+    template = Template(((Step("DIRECTED", True, "Person", "Film"),),))
+    texts = {
+        word_question(template, [AnchorText("Ada Lee", "person")], "which", schema, random.Random(s)) for s in range(20)
+    }
+    assert any("Which films" in t for t in texts) and any("Which movies" in t for t in texts)
+    assert all("that Ada Lee directed" in t for t in texts)
+
+
+def test_unique_names_drop_names_shared_across_types_and_odd_lengths() -> None:
+    names = {
+        "Person": {"p1": "Mercury", "p2": "Ada Lee", "p3": "X"},
+        "Film": {"f1": "mercury", "f2": "Up"},
+    }
+    assert unique_names(names) == {"Person": {"p2": "Ada Lee"}, "Film": {"f2": "Up"}}
+
+
+def test_splits_are_stable_per_requirement_and_near_sixty_twenty_twenty() -> None:
+    template = Template(((Step("DIRECTED", True, "Person", "Film"),),))
+    splits = [split_of(Requirement(template, (f"p{i}",), ("f1",))) for i in range(2000)]
+    assert splits == [split_of(Requirement(template, (f"p{i}",), ("f2", "f3"))) for i in range(2000)]
+    share = Counter(splits)
+    assert 0.55 < share["train"] / 2000 < 0.65
+    assert 0.15 < share["valid"] / 2000 < 0.25
+    assert 0.15 < share["test"] / 2000 < 0.25
