@@ -193,6 +193,11 @@ class Settings(BaseSettings):
     extraction_demo_count: int = Field(
         default=3, ge=0, le=16, description="LLM extraction: the nearest demonstrations shown per question; 0: none"
     )
+    asked_type_model: bool = Field(
+        default=True,
+        description="The heuristic planner weighs the asked type from several pieces of evidence with a classifier "
+        "fitted on a training split (`grasp train asked-type`) when one exists for the SKB; else one rule decides",
+    )
     answer_type_prior: bool = Field(
         default=True,
         description="A question that names no type asks for the type training questions with the same anchor "
@@ -334,6 +339,9 @@ class Settings(BaseSettings):
     def grasp_dir(self) -> Path:
         """Where grasp keeps what it builds for this checkout (indexes, trained weights, fitted tables)."""
         return self.project_root / ".grasp"
+
+    def asked_type_path(self, skb_name: str) -> Path:
+        return self.grasp_dir / "asked_type" / f"{skb_name}.json"
 
     def answer_types_path(self, skb_name: str) -> Path:
         return self.grasp_dir / "answer_types" / f"{skb_name}.json"

@@ -235,6 +235,47 @@ def answer_types(
     console.print(f"written to {target}", highlight=False)
 
 
+@app.command("asked-type")
+@friendly_errors
+def asked_type(
+    queries: Path = QUERIES,
+    count: int = COUNT,
+    seed: int = SEED,
+    subset: list[str] = SUBSET,
+    out: Path = typer.Option(None, "--out", help="Where to write it. Default: where the planner reads it."),
+) -> None:
+    """Fit the asked-type classifier on the train split (each question read as a search reads it: extraction,
+    linking, the planner's evidence), and keep it only when it reads the valid split's asked types better than
+    the planner's rules alone."""
+    from grasp_agent.graph_branch.branch import GraphBranch
+    from grasp_agent.training.asked_type_fit import fit_asked_type_model
+
+    settings = load_settings().model_copy(update={"asked_type_model": False})
+    question_set = query_set(queries, count, seed, subset)
+    started = time.perf_counter()
+    with open_driver(settings) as driver, progress_lines("Reading questions") as show:
+        branch = GraphBranch.build(driver, settings, make_embedder(settings))
+        target = out or settings.asked_type_path(branch.context.schema.name)
+        fit = fit_asked_type_model(
+            driver,
+            settings.neo4j_database,
+            branch,
+            question_set,
+            target,
+            progress=lambda done, total: show(f"question {done} of {total}"),
+        )
+    console.print(
+        f"asked type on valid ({fit.valid} questions): planner rules {fit.rule_valid:.3f}, fitted model "
+        f"{fit.model_valid:.3f} (fitted on {fit.train} train questions, {len(fit.model.weights)} features, "
+        f"{time.perf_counter() - started:.0f} s)",
+        highlight=False,
+    )
+    if fit.written is None:
+        console.print("not kept: it does not read the valid split better than the rules", highlight=False)
+    else:
+        console.print(f"written to {fit.written}", highlight=False)
+
+
 @app.command()
 @friendly_errors
 def fusion(

@@ -14,6 +14,7 @@ from neo4j import Driver
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.answer_types import find_prior
+from grasp_agent.graph_branch.asked_type import find_model
 from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
@@ -101,6 +102,10 @@ class GraphBranch:
         return self._dictionary
 
     @property
+    def planner(self) -> Planner:
+        return self._planner
+
+    @property
     def planner_name(self) -> str:
         return self._planner.name
 
@@ -158,11 +163,17 @@ class GraphBranch:
                 if settings.answer_type_prior
                 else None
             )
+            asked_type = (
+                find_model(settings.asked_type_path(context.schema.name), context.schema.name)
+                if settings.asked_type_model
+                else None
+            )
             planner: Planner = HeuristicPlanner(
                 context,
                 min_doc_anchor_score=settings.doc_anchor_min_score,
                 answer_types=answer_types,
                 name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
+                asked_type=asked_type,
             )
             return cls(
                 procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary

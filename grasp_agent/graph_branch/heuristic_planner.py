@@ -15,12 +15,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
+from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, quoted_spans
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -145,8 +147,10 @@ class HeuristicPlanner:
         min_doc_anchor_score: float = MIN_DOC_ANCHOR_SCORE,
         answer_types: AnswerTypePrior | None = None,
         name_vocabulary: frozenset[str] | None = None,
+        asked_type: AskedTypeModel | None = None,
     ) -> None:
         self._context = context
+        self._asked_type = asked_type
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context, answer_types)
         self._name_vocabulary = name_vocabulary
@@ -159,27 +163,74 @@ class HeuristicPlanner:
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
     ) -> PlanningOutcome:
-        return checked_outcome(self.name, self.build(question, table), check)
+        outcome = checked_outcome(self.name, self.build(question, table), check)
+        scores = self.asked_type(question, table)
+        if not scores:
+            return outcome
+        shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
+        return dataclasses.replace(outcome, notes=(*outcome.notes, f"asked type (fitted model): {shown}"))
 
-    def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
-        """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
-        routes = routes or self._routes
-        schema = self._context.schema
-        mentions = [row.mention.text for row in table.rows]
-        anchor_rows = [
+    @property
+    def has_asked_type_model(self) -> bool:
+        return self._asked_type is not None
+
+    def _anchor_rows(self, table: EntityTable) -> list[EntityRow]:
+        return [
             row
             for row in table.rows
             if row.mention.role is MentionRole.ANCHOR
             and row.best is not None
             and row.best.score >= self._min_score[row.mention.match_mode]
         ]
-        asked = target_mention(question, schema, [row.mention.text for row in anchor_rows])
+
+    def evidence(self, question: str, table: EntityTable) -> AskedTypeEvidence:
+        """What the question offers about its asked type (the asked-type model's features; also its training
+        input, so fitting and planning read questions the same way), the rules' own reading among it."""
+        anchor_rows = self._anchor_rows(table)
+        mentions = [row.mention.text for row in table.rows]
+        return question_evidence(
+            question,
+            self._context.schema,
+            mentions,
+            [row.best.label for row in anchor_rows if row.best is not None],
+            _hierarchy_asked(question, anchor_rows, mentions),
+            planned=self._ruled_target(question, table, self._routes)[1],
+        )
+
+    def asked_type(self, question: str, table: EntityTable) -> dict[str, float]:
+        """The asked-type model's probability per type ({} without a model)."""
+        if self._asked_type is None:
+            return {}
+        return self._asked_type.probabilities(self.evidence(question, table))
+
+    def _ruled_target(self, question: str, table: EntityTable, routes: Routes) -> tuple[tuple[str, str] | None, str]:
+        """The rules' asked type: (the type word the question names, if any; the target type)."""
+        anchor_rows = self._anchor_rows(table)
+        mentions = [row.mention.text for row in table.rows]
+        asked = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
         target_label = (
             asked[0]
             if asked
             else _hierarchy_asked(question, anchor_rows, mentions)
             or routes.default_target([row.best.label for row in anchor_rows if row.best is not None])
         )
+        return asked, target_label
+
+    def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
+        """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
+        routes = routes or self._routes
+        schema = self._context.schema
+        mentions = [row.mention.text for row in table.rows]
+        anchor_rows = self._anchor_rows(table)
+        asked, target_label = self._ruled_target(question, table, routes)
+        learned = (
+            self._asked_type.choose(self.evidence(question, table), self._context.labels)
+            if self._asked_type is not None and routes is self._routes
+            else None
+        )
+        if learned is not None and learned[0] != target_label:
+            # the fitted evidence overrules the rules; the words that named the overruled type stay in the text
+            target_label, asked = learned[0], None
         anchors: list[Anchor] = []
         hops: list[Hop] = []
         estimates: list[float] = []

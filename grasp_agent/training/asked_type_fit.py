@@ -1,0 +1,115 @@
+"""`grasp train asked-type`: fit the asked-type classifier (graph_branch.asked_type) on a question set's training
+split, judge it on the valid split against the planner's own reading, and keep it only when it reads better.
+
+Each question is read exactly as a search reads it (the graph branch's mention extraction and linking), so the
+features at fitting time are the features at planning time. The label is the type of the question's answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import Driver
+
+from grasp_agent.adapath.statements import AdaPathCypher
+from grasp_agent.evaluation.query_sets import EvalQuery
+from grasp_agent.graph_branch.asked_type import (
+    AskedTypeEvidence,
+    AskedTypeModel,
+    accuracy,
+    fit_asked_type,
+    majority_type,
+    write_model,
+)
+from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.training.fit import SPLIT_NAMES, of_split
+
+TRAIN = SPLIT_NAMES.get("train", ("train",))
+
+
+@dataclass(frozen=True)
+class ReadQuestion:
+    """One question as the planner reads it: its evidence, the type its plan asks for without a model, and the
+    type its answers have."""
+
+    split: str | None
+    evidence: AskedTypeEvidence
+    planned: str
+    answer_type: str
+
+
+@dataclass(frozen=True)
+class AskedTypeFit:
+    model: AskedTypeModel
+    train: int
+    valid: int
+    rule_valid: float  # the planner's own reading, on valid
+    model_valid: float  # the fitted model, on valid
+    written: Path | None  # None: not better than the planner's reading on valid, so not kept
+
+
+def read_questions(
+    branch: GraphBranch,
+    planner: HeuristicPlanner,
+    queries: Sequence[EvalQuery],
+    labels: Mapping[str, str],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[ReadQuestion]:
+    """Every question whose answers have a known type, read through `branch`'s extraction and linking."""
+    read: list[ReadQuestion] = []
+    for done, query in enumerate(queries):
+        answer_type = majority_type(query.answer_ids, labels)
+        if answer_type is not None:
+            table = branch.link(branch.extract(query.text, []))
+            planned = planner.build(query.text, table).target.type
+            read.append(ReadQuestion(query.split, planner.evidence(query.text, table), planned, answer_type))
+        if progress is not None:
+            progress(done + 1, len(queries))
+    return read
+
+
+def answer_labels(
+    driver: Driver, database: str, node_labels: Sequence[str], queries: Sequence[EvalQuery]
+) -> dict[str, str]:
+    ids = sorted({answer for query in queries for answer in query.answer_ids})
+    return {str(node_id): label for node_id, _, label in AdaPathCypher(driver, database).named_nodes(node_labels, ids)}
+
+
+def fit_and_judge(
+    skb: str, labels: Sequence[str], train: Sequence[ReadQuestion], valid: Sequence[ReadQuestion], out: Path
+) -> AskedTypeFit:
+    """Fit on `train`; write to `out` only when the model reads `valid` better than the planner alone does."""
+    model = fit_asked_type(skb, [(q.evidence, q.answer_type) for q in train], labels)
+    rule = sum(q.planned == q.answer_type for q in valid) / len(valid) if valid else 0.0
+    learned = accuracy(model, [(q.evidence, q.answer_type) for q in valid])
+    written = None
+    if valid and learned > rule:
+        write_model(out, model)
+        written = out
+    return AskedTypeFit(model, len(train), len(valid), rule, learned, written)
+
+
+def fit_asked_type_model(
+    driver: Driver,
+    database: str,
+    branch: GraphBranch,
+    queries: Sequence[EvalQuery],
+    out: Path,
+    progress: Callable[[int, int], None] | None = None,
+) -> AskedTypeFit:
+    """Read the train and valid splits of `queries` as a search would (`branch` must plan heuristically, without
+    an asked-type model), fit on train, judge on valid."""
+    planner = branch.planner
+    if not isinstance(planner, HeuristicPlanner) or planner.has_asked_type_model:
+        raise ValueError("the asked-type model is fitted on the heuristic planner's reading, without a model")
+    chosen = [*of_split(queries, "train"), *of_split(queries, "valid")]
+    if not any(query.split in TRAIN for query in chosen):
+        raise ValueError("the question set has no train questions to fit the asked-type model on")
+    labels = answer_labels(driver, database, branch.context.labels, chosen)
+    read = read_questions(branch, planner, chosen, labels, progress)
+    train = [q for q in read if q.split in TRAIN]
+    valid = [q for q in read if q.split not in TRAIN]
+    return fit_and_judge(branch.context.schema.name, branch.context.labels, train, valid, out)
