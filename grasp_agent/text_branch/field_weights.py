@@ -30,10 +30,15 @@ import numpy as np
 from grasp_agent.optional_imports import require
 from grasp_agent.ranking import reciprocal_rank
 from grasp_agent.text_branch.candidates import WeightExample
-from grasp_agent.text_branch.fields import NodeId, TextBranchError
+from grasp_agent.text_branch.fields import DOC_FIELD, NodeId, TextBranchError
 from grasp_agent.text_branch.multifield import FieldKey, Scorer, uniform_weights
 
 logger = logging.getLogger(__name__)
+
+# Untrained (a new SKB): whole-document BM25 leads and every field key shares 1%. Uniform weights ranked far
+# below it: HPO valid questions, MRR over candidates, uniform 0.064 / 0.143 (benchmark / generated), this prior
+# 0.220 / 0.171, doc BM25 0.7 + doc dense 0.3 0.225 / 0.147 (docs/benchmarks.md, issue #31).
+ZERO_SHOT_PRIOR: dict[FieldKey, float] = {(DOC_FIELD, "bm25"): 1.0}
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -140,18 +145,30 @@ class FieldWeightModel:
         return cls(tuple(keys), weight[order], bias[order], model_id)
 
 
+def zero_shot_weights(keys: Sequence[FieldKey], dimension: int, model_id: str) -> FieldWeightModel:
+    """The untrained model: every query weighted by ZERO_SHOT_PRIOR (its keys that are among `keys`), the other
+    keys sharing 1%; uniform weights when `keys` hold none of them."""
+    prior = {key: value for key, value in ZERO_SHOT_PRIOR.items() if key in keys}
+    if not prior:
+        return FieldWeightModel.uniform_for(keys, dimension, model_id)
+    return FieldWeightModel(
+        tuple(keys), np.zeros((len(keys), dimension), np.float32), prior_bias(keys, prior), model_id
+    )
+
+
 def open_field_weights(
     directory: Path | None, keys: Sequence[FieldKey], dimension: int, model_id: str
 ) -> FieldWeightModel:
-    """The trained model in `directory` if one was saved there, else uniform weights over `keys`.
+    """The trained model in `directory` if one was saved there, else the zero-shot weights over `keys`.
 
     A saved model for other keys or another embedder is an error, not a silent fallback: it is stale.
     """
-    uniform = FieldWeightModel.uniform_for(keys, dimension, model_id)
     if directory is None or not (directory / MANIFEST).is_file():
-        logger.info("no trained field weights%s: using uniform weights", f" in {directory}" if directory else "")
-        return uniform
-    return FieldWeightModel.load(directory, uniform.keys, model_id)
+        logger.info(
+            "no trained field weights%s: whole-document BM25 leads (zero-shot)", f" in {directory}" if directory else ""
+        )
+        return zero_shot_weights(keys, dimension, model_id)
+    return FieldWeightModel.load(directory, tuple(keys), model_id)
 
 
 def candidate_rankings(model: FieldWeightModel, examples: Sequence[WeightExample]) -> list[tuple[NodeId, ...]]:

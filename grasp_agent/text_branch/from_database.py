@@ -58,7 +58,7 @@ def open_weights(
 ) -> FieldWeightModel:
     """Trained weights in `field_weights_directory` (an error if stale); else, unless GRASP_FIELD_WEIGHTS_DIR
     names a folder (then exactly what it holds counts), the packaged ones for this SKB and embedder when they
-    fit these keys; else uniform weights."""
+    fit these keys; else the zero-shot weights (whole-document BM25 leads)."""
     trained = field_weights_directory(settings, skb_name, embedder.model_id)
     packaged = pretrained_weights_directory(skb_name, embedder.model_id)
     use_packaged = settings.field_weights_dir is None and (packaged / MANIFEST).is_file()
@@ -66,7 +66,7 @@ def open_weights(
         try:
             return FieldWeightModel.load(packaged, keys, embedder.model_id)
         except TextBranchError as error:  # a different schema under the same name: not ours to refuse
-            logger.warning("packaged field weights do not fit this SKB (%s); using uniform weights", error)
+            logger.warning("packaged field weights do not fit this SKB (%s); using zero-shot weights", error)
     return open_field_weights(trained, keys, embedder.dimension, embedder.model_id)
 
 
@@ -119,7 +119,7 @@ def open_text_branch(
     driver: Driver, settings: Settings, embedder: GraspEmbedder, schema: SkbSchema, *, progress: bool = False
 ) -> TextBranch:
     """The mFAR text branch of the loaded SKB `schema`: BM25 over every field, dense over `dense_field_names`,
-    trained field weights when saved in `field_weights_directory`, else uniform ones."""
+    trained field weights when saved in `field_weights_directory`, else the zero-shot ones."""
     load = completed_load(driver, settings.neo4j_database, schema.name)
     fingerprint = load.fingerprint
     corpus_cache: list[FieldCorpus] = []
