@@ -41,6 +41,11 @@ def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool
         console.print(
             f"store size: {store_size(settings).total_bytes / 2**20:,.0f} MiB (database files + transaction logs)"
         )
+    console.print(
+        "Searches work now with zero-shot defaults. To learn field weights, fusion, the asked type and the "
+        "Path-Bank from questions generated from this SKB (or your own labelled file): `grasp train all`",
+        highlight=False,
+    )
     return summary
 
 

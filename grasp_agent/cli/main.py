@@ -51,6 +51,12 @@ def demo(
     console.print("  MATCH p=(:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(:Phenotype) RETURN p", markup=False)
     console.print("  CALL grasp.schema()")
     console.print("Stop the server with `.venv/bin/grasp db stop`.")
+    console.print(
+        "Your own SKB: `grasp load jsonl --nodes ... --edges ... --schema ...`, then `grasp train all` learns "
+        "what the HPO ships (README: Your own SKB).",
+        markup=False,
+        highlight=False,
+    )
     if not no_ui:
         console.print("\nStarting the demo UI (`grasp ui`; skip it with --no-ui).")
         launch_ui(settings)

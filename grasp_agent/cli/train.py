@@ -26,6 +26,7 @@ from grasp_agent.evaluation.query_sets import query_set
 from grasp_agent.skb.context import read_skb_context
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
 from grasp_agent.text_branch.multifield import Scorer
+from grasp_agent.training.train_all_stages import STAGES
 
 if TYPE_CHECKING:
     from grasp_agent.evaluation.query_sets import EvalQuery
@@ -233,6 +234,68 @@ def answer_types(
     table.add_row("all", *[str(prior.overall[label]) for label in sorted(prior.overall)], style="bold")
     console.print(table)
     console.print(f"written to {target}", highlight=False)
+
+
+@app.command("all")
+@friendly_errors
+def train_all(
+    queries: Path = typer.Option(
+        None,
+        "--queries",
+        help="Your own labelled questions with train/valid splits (JSONL). Default: synthetic questions "
+        "generated from the loaded SKB (`grasp bench build`), written to .grasp/questions/<skb>.jsonl.",
+    ),
+    skb: str = typer.Option(None, "--skb", help="The loaded SKB (default: the only one loaded)."),
+    count: int = typer.Option(600, "--count", min=10, help="Synthetic questions to generate (all splits)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the synthetic questions."),
+    budget_min: float = typer.Option(
+        10.0, "--budget-min", min=0.1, help="Minutes for all stages; what does not fit is skipped (or resumed)."
+    ),
+    skip: list[str] = typer.Option(None, "--skip", help="A stage to leave out (repeatable): " + ", ".join(STAGES)),
+) -> None:
+    """Fit everything a search learns, in one go: field weights, the answer-type prior, the asked-type model,
+    the fusion tables, extraction demonstrations and the Path-Bank. Each stage prints its time, peak memory
+    and its effect on the valid split, and keeps its output only when it helps."""
+    from grasp_agent.evaluation.query_sets import read_queries
+    from grasp_agent.training.train_all import train_everything
+
+    unknown = sorted(set(skip or ()) - set(STAGES))
+    if unknown:
+        raise typer.BadParameter(f"unknown stage(s) {unknown}; stages: {', '.join(STAGES)}")
+    settings = load_settings()
+    started = time.perf_counter()
+    with progress_lines("Training") as show:
+        outcome = train_everything(
+            settings,
+            read_queries(queries) if queries is not None else None,
+            source=queries,
+            skb=skb,
+            count=count,
+            seed=seed,
+            budget_s=budget_min * 60,
+            skip=skip or (),
+            say=show,
+        )
+    where = "generated from the SKB" if outcome.generated else "given"
+    console.print(
+        f"{sum(outcome.counts.values())} questions ({where}: {outcome.questions}), "
+        + ", ".join(f"{n} {split}" for split, n in outcome.counts.items()),
+        highlight=False,
+    )
+    table = Table("stage", "minutes", "peak MiB", "valid metric", "before", "after", "kept", "note")
+    for stage in outcome.stages:
+        table.add_row(
+            stage.stage,
+            f"{stage.seconds / 60:.2f}",
+            f"{stage.peak_rss_mib:,.0f}",
+            stage.metric or "-",
+            "-" if stage.before is None else f"{stage.before:.3f}",
+            "-" if stage.after is None else f"{stage.after:.3f}",
+            "yes" if stage.kept else "no",
+            stage.note,
+        )
+    console.print(table)
+    console.print(f"done in {(time.perf_counter() - started) / 60:.1f} min", highlight=False)
 
 
 @app.command("asked-type")

@@ -171,6 +171,10 @@ class HeuristicPlanner:
         return dataclasses.replace(outcome, notes=(*outcome.notes, f"asked type (fitted model): {shown}"))
 
     @property
+    def context(self) -> SkbContext:
+        return self._context
+
+    @property
     def has_asked_type_model(self) -> bool:
         return self._asked_type is not None
 

@@ -24,6 +24,7 @@ from grasp_agent.graph_branch.asked_type import (
     write_model,
 )
 from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.training.fit import SPLIT_NAMES, of_split
 
@@ -51,23 +52,28 @@ class AskedTypeFit:
     written: Path | None  # None: not better than the planner's reading on valid, so not kept
 
 
-def read_questions(
-    branch: GraphBranch,
-    planner: HeuristicPlanner,
-    queries: Sequence[EvalQuery],
-    labels: Mapping[str, str],
-    progress: Callable[[int, int], None] | None = None,
-) -> list[ReadQuestion]:
-    """Every question whose answers have a known type, read through `branch`'s extraction and linking."""
-    read: list[ReadQuestion] = []
+def question_tables(
+    branch: GraphBranch, queries: Sequence[EvalQuery], progress: Callable[[int, int], None] | None = None
+) -> list[tuple[EvalQuery, EntityTable]]:
+    """Each question's entity table, extracted and linked as a search does (read once, planned many ways)."""
+    tables = []
     for done, query in enumerate(queries):
-        answer_type = majority_type(query.answer_ids, labels)
-        if answer_type is not None:
-            table = branch.link(branch.extract(query.text, []))
-            planned = planner.build(query.text, table).target.type
-            read.append(ReadQuestion(query.split, planner.evidence(query.text, table), planned, answer_type))
+        tables.append((query, branch.link(branch.extract(query.text, []))))
         if progress is not None:
             progress(done + 1, len(queries))
+    return tables
+
+
+def read_questions(
+    planner: HeuristicPlanner, tables: Sequence[tuple[EvalQuery, EntityTable]], labels: Mapping[str, str]
+) -> list[ReadQuestion]:
+    """Every question whose answers have a known type, as `planner` reads its table."""
+    read: list[ReadQuestion] = []
+    for query, table in tables:
+        answer_type = majority_type(query.answer_ids, labels)
+        if answer_type is not None:
+            planned = planner.build(query.text, table).target.type
+            read.append(ReadQuestion(query.split, planner.evidence(query.text, table), planned, answer_type))
     return read
 
 
@@ -106,10 +112,18 @@ def fit_asked_type_model(
     if not isinstance(planner, HeuristicPlanner) or planner.has_asked_type_model:
         raise ValueError("the asked-type model is fitted on the heuristic planner's reading, without a model")
     chosen = [*of_split(queries, "train"), *of_split(queries, "valid")]
-    if not any(query.split in TRAIN for query in chosen):
-        raise ValueError("the question set has no train questions to fit the asked-type model on")
     labels = answer_labels(driver, database, branch.context.labels, chosen)
-    read = read_questions(branch, planner, chosen, labels, progress)
+    tables = question_tables(branch, chosen, progress)
+    return fit_on_tables(planner, tables, labels, out)
+
+
+def fit_on_tables(
+    planner: HeuristicPlanner, tables: Sequence[tuple[EvalQuery, EntityTable]], labels: Mapping[str, str], out: Path
+) -> AskedTypeFit:
+    """`fit_and_judge` on questions already read: the train ones fit, the others judge."""
+    read = read_questions(planner, tables, labels)
     train = [q for q in read if q.split in TRAIN]
     valid = [q for q in read if q.split not in TRAIN]
-    return fit_and_judge(branch.context.schema.name, branch.context.labels, train, valid, out)
+    if not train:
+        raise ValueError("the question set has no train questions to fit the asked-type model on")
+    return fit_and_judge(planner.context.schema.name, planner.context.labels, train, valid, out)
