@@ -30,6 +30,7 @@ from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
+from grasp_agent.graph_branch.relation_words import RelationWords
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     hierarchy_step,
@@ -109,6 +110,7 @@ class SchemaRoutes:
     def __init__(self, context: SkbContext, answer_types: AnswerTypePrior | None = None) -> None:
         self._context = context
         self._answer_types = answer_types
+        self._relation_words = RelationWords.of(context.schema)
 
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         learned = (
@@ -124,12 +126,12 @@ class SchemaRoutes:
         counts = self._context.pattern_counts
         step = hierarchy_step(anchor_label, counts, cue) if cue else None
         if step is None:
-            return shortest_meta_path(anchor_label, target_label, counts, context_words)
+            return shortest_meta_path(anchor_label, target_label, counts, context_words, self._relation_words)
         # "subtypes of X": down X's hierarchy first (directed), then on to the target as usual
         rest = (
             []
             if target_label == anchor_label
-            else shortest_meta_path(anchor_label, target_label, counts, context_words)
+            else shortest_meta_path(anchor_label, target_label, counts, context_words, self._relation_words)
         )
         return None if rest is None else [step, *rest]
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from grasp_agent.graph_branch.relation_words import RelationWords
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 _WH = re.compile(r"\b(which|what|list|name|find|identify|show|give)\b", re.IGNORECASE)
@@ -158,17 +159,24 @@ def target_type(question: str, schema: SkbSchema) -> str | None:
     return found[0] if found else None
 
 
-def _choose_relation(options: dict[str, int], question: str) -> str:
-    """Among relations joining the same two types, the negative one when the question negates, else the largest."""
+def _choose_relation(options: dict[str, int], question: str, relation_words: RelationWords | None = None) -> str:
+    """Among relations joining the same two types: the negative one when the question negates; else the ones
+    whose schema words the question uses most (`relation_words`), the largest of them."""
     negative = [rel for rel in options if is_negative_relation(rel)]
     if negative and _NEGATION.search(question):
         return max(negative, key=lambda rel: options[rel])
     positive = [rel for rel in options if rel not in negative] or list(options)
+    if relation_words is not None and len(positive) > 1:
+        positive = relation_words.meant(positive, question)
     return max(positive, key=lambda rel: (options[rel], rel))
 
 
 def shortest_meta_path(
-    source: str, target: str, counts: dict[tuple[str, str, str], int], question: str = ""
+    source: str,
+    target: str,
+    counts: dict[tuple[str, str, str], int],
+    question: str = "",
+    relation_words: RelationWords | None = None,
 ) -> list[SchemaHop] | None:
     """Fewest hops from `source` type to `target` type over the schema, hops undirected.
 
@@ -181,7 +189,7 @@ def shortest_meta_path(
         neighbours.setdefault(b, {}).setdefault(a, {})[rel] = count
     if source == target:
         loops = neighbours.get(source, {}).get(source)
-        return [SchemaHop(source, _choose_relation(loops, question), source)] if loops else []
+        return [SchemaHop(source, _choose_relation(loops, question, relation_words), source)] if loops else []
     previous: dict[str, str] = {source: source}
     queue = deque([source])
     while queue:
@@ -196,7 +204,7 @@ def shortest_meta_path(
     while chain[-1] != source:
         chain.append(previous[chain[-1]])
     chain.reverse()
-    return [SchemaHop(a, _choose_relation(neighbours[a][b], question), b) for a, b in pairwise(chain)]
+    return [SchemaHop(a, _choose_relation(neighbours[a][b], question, relation_words), b) for a, b in pairwise(chain)]
 
 
 # Words just before a mention that ask for its hierarchy: "subtypes of X", "more specific forms of X", "a kind of

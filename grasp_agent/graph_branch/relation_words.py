@@ -1,0 +1,75 @@
+"""Which of several relations joining the same two types a question means, from the schema's own words.
+
+"Who directed X?" with Person-DIRECTED->Film and Person-ACTED_IN->Film: the larger relation used to win
+whatever the question said. Each relation's words are read from the loaded schema: its name made into words
+("ACTED_IN" -> acted, in) and its description ("the person acted in the film"). A question word matches one
+of them when their crude stems agree ("directed", "director", "direction" -> "direct"), so any SKB's relation
+names work without a word list; name words count twice a description's. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from grasp_agent.skb.schema import SkbSchema
+
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+_CAPITALS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# English words that say nothing about which relation is meant (every description has them)
+_FUNCTION = frozenset(
+    "a an the and or of in on at to for from by with as is are was were be been has have had do does did which what "
+    "who whom whose that this these those it its their one two node nodes".split()
+)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "ors", "er", "or", "ed", "es", "s")
+STEM_CHARS = 6  # stems compared on their first characters: "produced" / "production" -> "produc"
+NAME_WEIGHT = 2.0
+
+
+def stem(word: str) -> str:
+    """A crude stem: one common suffix off (keeping 3 letters), then the first STEM_CHARS characters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:STEM_CHARS]
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems of a text's words, function words left out ("actedIn", "ACTED_IN" and "acted in" alike)."""
+    spaced = _CAPITALS.sub(" ", text).replace("_", " ").lower()
+    return frozenset(stem(word) for word in _WORD.findall(spaced) if word not in _FUNCTION)
+
+
+@dataclass(frozen=True)
+class RelationWords:
+    """Per relation type, the stems of its name and of its schema description."""
+
+    names: Mapping[str, frozenset[str]]
+    descriptions: Mapping[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, schema: SkbSchema) -> RelationWords:
+        return cls(
+            {relation.type: stems(relation.type) for relation in schema.relation_types},
+            {relation.type: stems(relation.description) for relation in schema.relation_types},
+        )
+
+    def score(self, relation: str, question_stems: frozenset[str]) -> float:
+        name = self.names.get(relation, frozenset())
+        description = self.descriptions.get(relation, frozenset()) - name
+        return NAME_WEIGHT * len(name & question_stems) + len(description & question_stems)
+
+    def meant(self, relations: list[str], question: str) -> list[str]:
+        """The relations among `relations` the question's words point to most (all of them when none or a tie
+        leaves nothing to tell apart)."""
+        words = stems(question)
+        scores = {relation: self.score(relation, words) for relation in relations}
+        best = max(scores.values(), default=0.0)
+        if best <= 0:
+            return relations
+        return [relation for relation in relations if scores[relation] == best]
+
+
+__all__ = ["RelationWords", "stem", "stems"]

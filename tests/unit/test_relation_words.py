@@ -1,0 +1,87 @@
+"""The relation a question means among several joining the same two types, read from the schema's own names and
+descriptions; the largest relation only when the words say nothing, the negative one only when negated."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.relation_words import RelationWords, stem, stems
+from grasp_agent.graph_branch.schema_paths import SchemaHop, shortest_meta_path
+from grasp_agent.skb.context import SkbContext
+from grasp_agent.skb.schema import SkbSchema
+from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
+
+FILMS = SkbSchema.model_validate(
+    {
+        "name": "films",
+        "node_types": [{"label": "Person"}, {"label": "Film", "aliases": ["movie"]}, {"label": "Studio"}],
+        "relation_types": [
+            {
+                "type": "DIRECTED",
+                "pairs": [{"source": "Person", "target": "Film"}],
+                "description": "the person directed the film",
+            },
+            {
+                "type": "ACTED_IN",
+                "pairs": [{"source": "Person", "target": "Film"}],
+                "description": "the person starred in the film as a cast member",
+            },
+            {"type": "PRODUCED_BY", "pairs": [{"source": "Film", "target": "Studio"}]},
+        ],
+    }
+)
+# ACTED_IN is the larger relation: by size alone it would win every Person-Film question
+COUNTS = {
+    ("Person", "ACTED_IN", "Film"): 900,
+    ("Person", "DIRECTED", "Film"): 100,
+    ("Film", "PRODUCED_BY", "Studio"): 50,
+}
+FILM_CONTEXT = SkbContext(schema=FILMS, pattern_counts=COUNTS, label_counts={"Person": 500, "Film": 300, "Studio": 9})
+
+
+@pytest.mark.parametrize(
+    ("words", "stem_"),
+    [("directed", "direct"), ("director", "direct"), ("direction", "direct"), ("acting", "act"), ("acted", "act")],
+)
+def test_stems_join_word_forms(words: str, stem_: str) -> None:
+    assert stem(words) == stem_
+
+
+def test_relation_names_in_any_style_give_the_same_stems() -> None:
+    assert stems("ACTED_IN") == stems("actedIn") == stems("acted in") == {"act"}
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
+        ("Who directed Spirited Away?", "DIRECTED"),
+        ("Which person was the director of Spirited Away?", "DIRECTED"),
+        ("Who acted in Spirited Away?", "ACTED_IN"),
+        ("Who starred in Spirited Away?", "ACTED_IN"),  # the description's word
+        ("Which people are linked to Spirited Away?", "ACTED_IN"),  # no word for either: the larger
+    ],
+)
+def test_the_question_words_choose_among_parallel_relations(question: str, relation: str) -> None:
+    words = RelationWords.of(FILMS)
+    assert shortest_meta_path("Film", "Person", COUNTS, question, words) == [SchemaHop("Film", relation, "Person")]
+
+
+def test_the_planner_walks_the_relation_the_question_names() -> None:
+    table = EntityTable((_row("Spirited Away", "Film", 1.0),))
+    plan = HeuristicPlanner(FILM_CONTEXT).build("Who directed Spirited Away?", table)
+    assert [hop.relation for hop in plan.hops] == ["DIRECTED"]
+    plan = HeuristicPlanner(FILM_CONTEXT).build("Who acted in Spirited Away?", table)
+    assert [hop.relation for hop in plan.hops] == ["ACTED_IN"]
+
+
+def test_hpo_negation_still_picks_the_negative_relation_and_words_do_not_override_it() -> None:
+    words = RelationWords.of(HPO_CONTEXT.schema)
+    counts = HPO_CONTEXT.pattern_counts
+    assert shortest_meta_path("Phenotype", "Disease", counts, "Which diseases lack seizures?", words) == [
+        SchemaHop("Phenotype", "LACKS_PHENOTYPE", "Disease")
+    ]
+    assert shortest_meta_path("Phenotype", "Disease", counts, "Which diseases have the phenotype seizures?", words) == [
+        SchemaHop("Phenotype", "HAS_PHENOTYPE", "Disease")
+    ]
