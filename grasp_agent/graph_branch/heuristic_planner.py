@@ -110,7 +110,7 @@ class SchemaRoutes:
     def __init__(self, context: SkbContext, answer_types: AnswerTypePrior | None = None) -> None:
         self._context = context
         self._answer_types = answer_types
-        self._relation_words = RelationWords.of(context.schema)
+        self.relation_words = RelationWords.of(context.schema)
 
     def default_target(self, anchor_labels: Sequence[str]) -> str:
         learned = (
@@ -126,12 +126,12 @@ class SchemaRoutes:
         counts = self._context.pattern_counts
         step = hierarchy_step(anchor_label, counts, cue) if cue else None
         if step is None:
-            return shortest_meta_path(anchor_label, target_label, counts, context_words, self._relation_words)
+            return shortest_meta_path(anchor_label, target_label, counts, context_words, self.relation_words)
         # "subtypes of X": down X's hierarchy first (directed), then on to the target as usual
         rest = (
             []
             if target_label == anchor_label
-            else shortest_meta_path(anchor_label, target_label, counts, context_words, self._relation_words)
+            else shortest_meta_path(anchor_label, target_label, counts, context_words, self.relation_words)
         )
         return None if rest is None else [step, *rest]
 
@@ -271,6 +271,12 @@ class HeuristicPlanner:
             context_words = " ".join(before + after)
             cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
+            if path and path[0].source == path[0].target and path[0].outgoing is None:
+                # a relation between two nodes of one type read both ways gave "what does X import" and "what
+                # imports X" one answer set: the word order says which way
+                way = self._routes.relation_words.direction(path[0].relation, before, after)
+                if way is not None:
+                    path = [dataclasses.replace(path[0], outgoing=way), *path[1:]]
             # a route that misses the type the question names goes through it instead (the schema's shortest
             # Phenotype -> Gene skips "diseases"; a Path-Bank's own Disease -> Disease route may run through
             # another type); an anchor of the asked type with a hierarchy cue walks its hierarchy instead, and a

@@ -10,7 +10,7 @@ names work without a word list; name words count twice a description's. Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from grasp_agent.skb.schema import SkbSchema
@@ -70,6 +70,22 @@ class RelationWords:
         if best <= 0:
             return relations
         return [relation for relation in relations if scores[relation] == best]
+
+    def direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
+        """Whether an anchor walks `relation` (between two nodes of one type) in its stored direction, read off
+        the word order around the anchor, the relation's name read as a verb whose subject is the stored source:
+        "what does X import" (the verb after X: X is the subject) and "what is imported by X" (the agent) walk
+        out of X; "what imports X" (the verb before X) walks into X. None when the name's words are not there."""
+        name = self.names.get(relation, frozenset())
+        if not name:
+            return None
+        words = [word.lower() for word in before]
+        for index in range(len(words) - 1, -1, -1):
+            if stem(words[index]) in name:
+                return index + 1 < len(words) and words[index + 1] == "by"
+        if any(stem(word.lower()) in name for word in after):
+            return True
+        return None
 
 
 __all__ = ["RelationWords", "stem", "stems"]

@@ -85,3 +85,50 @@ def test_hpo_negation_still_picks_the_negative_relation_and_words_do_not_overrid
     assert shortest_meta_path("Phenotype", "Disease", counts, "Which diseases have the phenotype seizures?", words) == [
         SchemaHop("Phenotype", "HAS_PHENOTYPE", "Disease")
     ]
+
+
+PACKAGES = SkbSchema.model_validate(
+    {
+        "name": "packages",
+        "node_types": [{"label": "Module"}],
+        "relation_types": [
+            {
+                "type": "IMPORTS",
+                "pairs": [{"source": "Module", "target": "Module"}],
+                "description": "source imports target",
+            }
+        ],
+    }
+)
+PACKAGE_CONTEXT = SkbContext(
+    schema=PACKAGES, pattern_counts={("Module", "IMPORTS", "Module"): 40}, label_counts={"Module": 20}
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "outgoing"),
+    [
+        ("Which modules does json import?", True),
+        ("Which modules are imported by json?", True),
+        ("Which modules import json?", False),
+        ("What imports json?", False),
+    ],
+)
+def test_word_order_says_which_way_a_relation_within_one_type_is_walked(question: str, outgoing: bool) -> None:
+    from grasp_agent.graph_branch.plan import Direction
+
+    table = EntityTable((_row("json", "Module", 1.0),))
+    plan = HeuristicPlanner(PACKAGE_CONTEXT).build(question, table)
+    assert len(plan.hops) == 1 and plan.hops[0].relation == "IMPORTS"
+    hop = plan.hops[0]
+    anchor_is_source = hop.source == plan.anchors[0].var
+    walks_stored_way = (hop.direction is Direction.OUT) == anchor_is_source
+    assert hop.direction is not Direction.ANY and walks_stored_way == outgoing
+
+
+def test_without_the_relation_words_a_relation_within_one_type_is_read_both_ways() -> None:
+    from grasp_agent.graph_branch.plan import Direction
+
+    table = EntityTable((_row("json", "Module", 1.0),))
+    plan = HeuristicPlanner(PACKAGE_CONTEXT).build("Which modules are linked to json?", table)
+    assert plan.hops[0].direction is Direction.ANY
