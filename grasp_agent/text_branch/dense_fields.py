@@ -49,6 +49,7 @@ from grasp_agent.text_branch.fields import (
     ScoredNodes,
     TextBranchError,
 )
+from grasp_agent.text_branch.identifier_fields import identifier_field
 from grasp_agent.text_branch.index_files import (
     MANIFEST,
     FileRecord,
@@ -167,12 +168,17 @@ class DenseFieldIndex:
         include_document: bool = False,
         progress: bool = False,
     ) -> DenseFieldIndex:
-        """Embeds every non-empty text of `fields` (default: all), each distinct text once."""
+        """Embeds every non-empty text of `fields` (default: all), each distinct text once; a field of
+        identifiers (`identifier_field`: codes, numbers, URLs) is left to BM25. `selection` records the fields
+        asked for, so the index loads again for the same request."""
         names = list(corpus.fields if fields is None else fields)
         unknown = [name for name in names if name not in corpus.fields]
         if unknown:
             raise TextBranchError(f"cannot embed fields {unknown}: not in the corpus; known: {list(corpus.fields)}")
-        columns = {name: corpus.fields[name] for name in names}
+        lexical_only = [name for name in names if identifier_field(corpus.fields[name])]
+        if lexical_only:
+            logger.info("fields of identifiers, searched by BM25 only: %s", ", ".join(lexical_only))
+        columns = {name: corpus.fields[name] for name in names if name not in lexical_only}
         if include_document:
             columns[DOC_FIELD] = corpus.documents
         built = {name: _embed_column(embedder, name, texts, progress) for name, texts in columns.items()}
