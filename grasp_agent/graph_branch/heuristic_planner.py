@@ -30,10 +30,11 @@ from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
-from grasp_agent.graph_branch.relation_words import RelationWords
+from grasp_agent.graph_branch.relation_words import RelationWords, stems
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     hierarchy_step,
+    is_negative_relation,
     mention_hierarchy_cue,
     named_types,
     relevance_text,
@@ -165,12 +166,47 @@ class HeuristicPlanner:
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
     ) -> PlanningOutcome:
-        outcome = checked_outcome(self.name, self.build(question, table), check)
+        plan = self.build(question, table)
+        outcome = checked_outcome(self.name, plan, check)
+        notes = self.relation_notes(question, plan)
         scores = self.asked_type(question, table)
-        if not scores:
-            return outcome
-        shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
-        return dataclasses.replace(outcome, notes=(*outcome.notes, f"asked type (fitted model): {shown}"))
+        if scores:
+            shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
+            notes.append(f"asked type (fitted model): {shown}")
+        return dataclasses.replace(outcome, notes=(*outcome.notes, *notes)) if notes else outcome
+
+    def relation_notes(self, question: str, plan: Plan) -> list[str]:
+        """Why each hop walks its relation where the schema offers several between the same two types: the
+        question's words that named it, or none (then the largest)."""
+        types = {anchor.var: anchor.type for anchor in plan.anchors} | {plan.target.var: plan.target.type}
+        for hop in plan.hops:
+            types.setdefault(hop.source, hop.source_type or "")
+            types.setdefault(hop.target, hop.target_type or "")
+        words = self._routes.relation_words
+        question_stems = stems(question)
+        notes = []
+        for hop in plan.hops:
+            pair = {types.get(hop.source, ""), types.get(hop.target, "")}
+            parallel = sorted(
+                {rel for (a, rel, b) in self._context.pattern_counts if {a, b} == pair and rel != hop.relation}
+            )
+            if is_negative_relation(hop.relation):
+                notes.append(f"relation {hop.relation} over {', '.join(parallel)}: the question negates")
+                continue
+            parallel = [rel for rel in parallel if not is_negative_relation(rel)]  # taken only when negated
+            if not parallel or "" in pair:
+                continue
+            named = sorted(
+                (words.names.get(hop.relation, frozenset()) | words.descriptions.get(hop.relation, frozenset()))
+                & question_stems
+            )
+            why = (
+                f"the question's words ({', '.join(named)})"
+                if named
+                else "the largest; no word of the question names one"
+            )
+            notes.append(f"relation {hop.relation} over {', '.join(parallel)}: {why}")
+        return notes
 
     @property
     def context(self) -> SkbContext:

@@ -132,3 +132,20 @@ def test_without_the_relation_words_a_relation_within_one_type_is_read_both_ways
     table = EntityTable((_row("json", "Module", 1.0),))
     plan = HeuristicPlanner(PACKAGE_CONTEXT).build("Which modules are linked to json?", table)
     assert plan.hops[0].direction is Direction.ANY
+
+
+def test_the_plan_notes_say_why_a_relation_was_chosen() -> None:
+    from grasp_agent.graph_branch.procedure_calls import PlanCheck
+
+    table = EntityTable((_row("Spirited Away", "Film", 1.0),))
+    planner = HeuristicPlanner(FILM_CONTEXT)
+    named = planner.plan("Who directed Spirited Away?", table, lambda plan: PlanCheck(True))
+    assert "relation DIRECTED over ACTED_IN: the question's words (direct)" in named.notes
+    vague = planner.plan("Which people are linked to Spirited Away?", table, lambda plan: PlanCheck(True))
+    assert "relation ACTED_IN over DIRECTED: the largest; no word of the question names one" in vague.notes
+    hpo = HeuristicPlanner(HPO_CONTEXT)
+    seizures = EntityTable((_row("seizures", "Phenotype", 1.0),))
+    lacking = hpo.plan("Which diseases lack seizures?", seizures, lambda plan: PlanCheck(True))
+    assert "relation LACKS_PHENOTYPE over HAS_PHENOTYPE: the question negates" in lacking.notes
+    having = hpo.plan("Which diseases have seizures?", seizures, lambda plan: PlanCheck(True))
+    assert not any(note.startswith("relation") for note in having.notes)  # a negative relation is no rival
