@@ -90,9 +90,11 @@ RETURN q.id AS id;
 
 // name: write_query
 // One training query and the meta-paths its paths follow (replacing what an earlier build stored for it).
+// `written` orders the writes: the vector index's approximate neighbours depend on the order it received the
+// vectors, so an imported bank (bank_transfer.py) replays it to answer exactly as the built one.
 MERGE (q:AdaPathQuery {id: $id})
 SET q.text = $text, q.topic_ids = $topicIds, q.answer_ids = $answerIds, q.corridor_nodes = $corridorNodes,
-    q.paths = $pathCount
+    q.paths = $pathCount, q.written = $written
 WITH q
 CALL db.create.setNodeVectorProperty(q, 'embedding', $vector)
 WITH q
@@ -112,6 +114,52 @@ RETURN count(u) AS written;
 MATCH (p:AdaPathMetaPath)
 SET p.support = COUNT { (p)<-[:ADAPATH_USES]-(:AdaPathQuery) }
 RETURN count(p) AS metaPaths, sum(p.support) AS uses;
+
+// ---- Path-Bank packs (grasp_agent/adapath/bank_pack.py): the bank read whole; an import writes it back
+// ---- through claim_bank, write_query and refresh_support above, as a build does ----
+
+// name: export_bank
+MATCH (b:AdaPathBank)
+RETURN b.skb AS skb, b.fingerprint AS fingerprint, b.embedder AS embedder, b.config AS config, keys(b) AS keys;
+
+// name: export_queries
+// Every bank query with its embedding and its links, in the order they were written (banks from before
+// `written` by id); keys() let the exporter refuse properties it would drop.
+MATCH (q:AdaPathQuery)
+OPTIONAL MATCH (q)-[u:ADAPATH_USES]->(m:AdaPathMetaPath)
+WITH q, u, m
+ORDER BY u.cost ASC, m.signature ASC
+WITH q, collect(CASE WHEN u IS NULL THEN null
+                     ELSE {signature: m.signature, cost: u.cost, paths: u.paths, keys: keys(u)} END) AS uses
+RETURN q.id AS id, q.text AS text, q.topic_ids AS topicIds, q.answer_ids AS answerIds,
+       q.corridor_nodes AS corridorNodes, q.paths AS paths, q.written AS written, q.embedding AS embedding,
+       keys(q) AS keys, uses
+ORDER BY written ASC, id ASC;
+
+// name: export_meta_paths
+// The meta-paths some query uses (support is recounted by refresh_support on import).
+MATCH (m:AdaPathMetaPath)
+WHERE EXISTS { (m)<-[:ADAPATH_USES]-(:AdaPathQuery) }
+RETURN m.signature AS signature, m.hops AS hops, m.start_label AS startLabel, m.answer_label AS answerLabel,
+       m.labels AS labels, m.relations AS relations, m.outgoing AS outgoing, keys(m) AS keys
+ORDER BY signature;
+
+// name: count_bank_queries
+MATCH (q:AdaPathQuery)
+RETURN count(q) AS queries;
+
+// name: await_bank_index
+// An imported bank answers at once: its vector index is online before the import returns.
+CALL db.awaitIndex($index, $seconds);
+
+// name: skb_node_ids
+// One label's SKB ids, for the content digest that ties a pack to the data it was built on.
+MATCH (n:{{label}})
+RETURN toString(n.id) AS id;
+
+// name: skb_relation_count
+MATCH ()-[r:{{type}}]->()
+RETURN count(r) AS relationships;
 
 // name: bank_meta_paths
 // Meta-paths of the training queries most similar to the question (adapath.bank.metaPaths: each similar

@@ -2,7 +2,8 @@
 
 (:AdaPathBank {skb, fingerprint, embedder, config}) says which load and embedder the bank was built for; a
 bank of another load is refused unless rebuilt. (:AdaPathQuery {id, text, topic_ids, answer_ids, embedding})
-holds each training query, with a vector index on the embedding so retrieval is one vector query;
+holds each training query (and `written`, when it was stored: the vector index's approximate neighbours
+depend on that order), with a vector index on the embedding so retrieval is one vector query;
 (:AdaPathQuery)-[:ADAPATH_USES {cost, paths}]->(:AdaPathMetaPath {signature, hops, labels, relations,
 outgoing, support}) links it to the meta-paths its paths followed.
 """
@@ -10,6 +11,7 @@ outgoing, support}) links it to the meta-paths its paths followed.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -95,6 +97,7 @@ class BankStore:
             answerIds=[str(node) for node in found.query.answer_ids],
             corridorNodes=found.corridor_nodes,
             pathCount=len(found.paths),
+            written=time.time_ns(),  # the write order, which an import of the bank replays (bank_transfer.py)
             vector=list(vector),
             metaPaths=meta_path_rows(found),
         )

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from grasp_agent.cli._common import console, friendly_errors, load_settings
 from grasp_agent.db.connection import open_driver
+
+if TYPE_CHECKING:
+    from grasp_agent.adapath.bank_transfer import ImportOutcome
+    from grasp_agent.config import Settings
 
 app = typer.Typer(help="AdaPath: the Path-Bank of meta-paths learnt from training queries.", no_args_is_help=True)
 
@@ -72,6 +77,83 @@ def build_bank_command(
         table.add_row(name, f"{value:,}")
     table.add_row("seconds per query (median / p95)", f"{summary.median_seconds:.2f} / {summary.p95_seconds:.2f}")
     console.print(table)
+
+
+@app.command("export-bank")
+@friendly_errors
+def export_bank_command(
+    out: Path = typer.Option(..., "--out", help="The pack to write (.npz; `grasp adapath import-bank F` reads it)."),
+    source: str = typer.Option("", "--source", help="What the bank was built from (kept in the pack, for people)."),
+) -> None:
+    """Write the database's Path-Bank to one pickle-free .npz (queries, embeddings, meta-paths, the identity)."""
+    from grasp_agent.adapath.bank_transfer import export_bank, read_loaded_skb
+
+    settings = load_settings()
+    with open_driver(settings) as driver:
+        pack = export_bank(driver, settings.neo4j_database, read_loaded_skb(driver, settings.neo4j_database), source)
+    pack.save(out)
+    manifest = pack.manifest
+    console.print(
+        f"exported the Path-Bank of '{manifest.skb}' ({manifest.queries:,} queries, {manifest.meta_paths:,} "
+        f"meta-paths, {manifest.uses:,} links; embedder {manifest.embedder}) to {out} "
+        f"({out.stat().st_size / 2**10:,.0f} KiB)"
+        + ("" if manifest.content else "; built on an earlier load, so it fits only that load's fingerprint"),
+        highlight=False,
+    )
+
+
+@app.command("import-bank")
+@friendly_errors
+def import_bank_command(
+    pack: Path = typer.Argument(
+        None, help="A pack from `grasp adapath export-bank`. Default: the packaged one for the SKB and embedder."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace the bank the database holds."),
+) -> None:
+    """Write a Path-Bank pack into the database, as a build would have stored it. Only a pack of the loaded
+    SKB's data and the configured embedder is taken; a database holding a bank keeps it unless --force."""
+    from grasp_agent.adapath.bank_pack import BankPack
+    from grasp_agent.adapath.bank_transfer import import_bank, import_packaged_bank, read_loaded_skb
+    from grasp_agent.embed.factory import make_embedder
+
+    settings = load_settings()
+    embedder_id = make_embedder(settings).model_id
+    with open_driver(settings) as driver:
+        database = settings.neo4j_database
+        if pack is None:
+            outcome = import_packaged_bank(driver, database, embedder_id, force=force)
+        else:
+            loaded = read_loaded_skb(driver, database, embedder_id)
+            outcome = import_bank(driver, database, BankPack.load(pack), loaded, force=force)
+    console.print(import_line(outcome, pack.name if pack else "the packaged Path-Bank"), highlight=False)
+
+
+def packaged_bank_line(settings: Settings) -> str:
+    """`grasp demo`: the packaged Path-Bank imported when the database holds none (seconds, where a build
+    takes minutes), said in one line; a pack that does not fit (a --subset load, another embedder) is only
+    reported, since AdaPath runs unguided without a bank."""
+    from neo4j.exceptions import Neo4jError
+
+    from grasp_agent.adapath.bank_transfer import import_packaged_bank
+    from grasp_agent.errors import GraspError
+
+    try:
+        with open_driver(settings) as driver:
+            # The load just ran with the configured embedder, so the load's model id is that embedder's.
+            outcome = import_packaged_bank(driver, settings.neo4j_database)
+    except (GraspError, Neo4jError) as error:  # the demo goes on: AdaPath answers unguided without a bank
+        return f"Path-Bank: none imported: {error}"
+    return import_line(outcome, "the packaged Path-Bank")
+
+
+def import_line(outcome: ImportOutcome, what: str) -> str:
+    """One line for people: what an import did and how long it took, or why it did nothing."""
+    if not outcome.imported:
+        return f"Path-Bank: {what} not imported: {outcome.reason}"
+    return (
+        f"Path-Bank: imported {what} ({outcome.queries:,} queries, {outcome.meta_paths:,} meta-paths, "
+        f"{outcome.uses:,} links) in {outcome.seconds:.1f} s"
+    )
 
 
 @app.command()

@@ -41,11 +41,14 @@ def run_load(settings: Settings, source: SkbSource, batch_size: int, force: bool
         console.print(
             f"store size: {store_size(settings).total_bytes / 2**20:,.0f} MiB (database files + transaction logs)"
         )
-    console.print(
-        "Searches work now with zero-shot defaults. To learn field weights, fusion, the asked type and the "
-        "Path-Bank from questions generated from this SKB (or your own labelled file): `grasp train all`",
-        highlight=False,
-    )
+    from grasp_agent.text_branch.from_database import pretrained_weights_directory  # heavy: only after a load
+
+    if not (pretrained_weights_directory(summary.skb, embedder.model_id) / "manifest.json").is_file():
+        console.print(  # an SKB that ships nothing learned (the HPO ships its weights, tables and bank)
+            "Searches work now with zero-shot defaults. To learn field weights, fusion, the asked type and the "
+            "Path-Bank from questions generated from this SKB (or your own labelled file): `grasp train all`",
+            highlight=False,
+        )
     return summary
 
 

@@ -46,6 +46,7 @@ def demo(
     db.smoke()
     console.print("\nLoading the Human Phenotype Ontology SKB (first run only; later runs find it loaded).")
     load.run_load(settings, HpoSource(subset_roots=tuple(subset) if subset else None), batch_size=2000, force=False)
+    console.print(adapath.packaged_bank_line(settings), highlight=False)
     console.print(f"\nOpen the Neo4j Browser at {settings.browser_url}")
     console.print(f"  user neo4j, password in {settings.password_file}; try:")
     console.print("  MATCH p=(:Disease {id: 'OMIM:619340'})-[:HAS_PHENOTYPE]->(:Phenotype) RETURN p", markup=False)
