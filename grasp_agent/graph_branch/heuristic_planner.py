@@ -190,7 +190,7 @@ class HeuristicPlanner:
             parallel = sorted(
                 {rel for (a, rel, b) in self._context.pattern_counts if {a, b} == pair and rel != hop.relation}
             )
-            if is_negative_relation(hop.relation):
+            if is_negative_relation(hop.relation) and parallel:
                 notes.append(f"relation {hop.relation} over {', '.join(parallel)}: the question negates")
                 continue
             parallel = [rel for rel in parallel if not is_negative_relation(rel)]  # taken only when negated

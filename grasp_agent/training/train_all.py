@@ -14,7 +14,7 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from neo4j import Driver
@@ -117,19 +117,8 @@ class TrainAll:
                 continue
             self._say(f"{stage} ...")
             started = time.monotonic()
-            result = steps[stage]()
-            results.append(
-                StageResult(
-                    stage,
-                    time.monotonic() - started,
-                    peak_rss_mib(),
-                    result.metric,
-                    result.before,
-                    result.after,
-                    result.kept,
-                    result.note,
-                )
-            )
+            result = steps[stage]()  # each stage leaves its time and memory to be filled in here
+            results.append(replace(result, seconds=time.monotonic() - started, peak_rss_mib=peak_rss_mib()))
         return results
 
     # ---- stages ------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from grasp_agent.pipeline.graph import GRAPH_STAGES
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.pipeline.results import SearchResult
+from grasp_agent.skb.source import SkbSource
 from tests.http_fake import FakeJsonServer, Reply, Request, serving
 
 pytestmark = pytest.mark.neo4j
@@ -33,6 +34,12 @@ def _first_of_asked_type(result: SearchResult) -> bool:
     """Text-only answers to a question for diseases: the text ranking's best disease comes first."""
     diseases = [hit for hit in result.hits if hit.label == "Disease"]
     return bool(diseases) and result.hits[0] == min(diseases, key=lambda hit: hit.text_rank or 10**9)
+
+
+def spasm_terms(source: SkbSource) -> set[str]:
+    """The slice's phenotypes named as a kind of epileptic spasm (the text-only answers to "epileptic spasm":
+    untrained weights are led by whole-document BM25, which may put a subtype repeating the words first)."""
+    return {str(n.id) for n in source.nodes() if n.label == "Phenotype" and "epileptic spasm" in n.name.lower()}
 
 
 def test_a_known_question_has_its_answer_first(grasp: Grasp) -> None:
@@ -124,19 +131,19 @@ def test_a_plan_over_budget_falls_back_to_the_text_branch(
 
 
 def test_a_database_that_goes_down_leaves_the_text_answer(
-    hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
+    hpo_slice: SkbSource, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
 ) -> None:
     own_driver = open_driver(test_settings)
     grasp = Grasp(assemble_parts(own_driver, pipeline_settings, embedder))
     own_driver.close()  # as if the server went away after start-up
     result = grasp.search("epileptic spasm")
     assert result.failures["graph"].startswith("extract failed: DriverError")
-    assert result.hits[0].node_id == "HP:0011097" and result.hits[0].text_rank == 1
+    assert result.hits[0].node_id in spasm_terms(hpo_slice) and result.hits[0].text_rank == 1
     assert any(note.startswith("documents unavailable") for note in result.notes)
 
 
 def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
-    hpo_slice: object, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
+    hpo_slice: SkbSource, test_settings: Settings, pipeline_settings: Settings, embedder: GraspEmbedder
 ) -> None:
     """The driver reaches the server through a proxy; stopping the proxy is the server going away for it."""
     import time
@@ -160,7 +167,8 @@ def test_searches_skip_a_database_that_is_down_and_recover_when_it_returns(
             started = time.monotonic()
             first = grasp.search("epileptic spasm", rerank=False)
             first_s = time.monotonic() - started
-            assert "graph" in first.failures and first.hits[0].node_id == "HP:0011097"
+            assert "graph" in first.failures and first.hits[0].node_id in spasm_terms(hpo_slice)
+            assert first.hits[0].text_rank == 1
             started = time.monotonic()
             second = grasp.search("infantile spasms", rerank=False)
             second_s = time.monotonic() - started
