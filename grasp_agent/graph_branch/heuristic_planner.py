@@ -208,6 +208,14 @@ class HeuristicPlanner:
             notes.append(f"relation {hop.relation} over {', '.join(parallel)}: {why}")
         return notes
 
+    def _is_the_answer(self, label: str, target_label: str, path: Sequence[SchemaHop] | None, frame: str) -> bool:
+        """Whether a described entity of the asked type is itself what is asked for: its only route is one hop
+        along its type's own relation, which no word of the question names ("which countries border the
+        country described as ..." names it; "which country is described as ..." does not)."""
+        if label != target_label or not path or len(path) != 1 or path[0].source != path[0].target:
+            return False
+        return not self._routes.relation_words.named(path[0].relation, frame)
+
     @property
     def context(self) -> SkbContext:
         return self._context
@@ -321,6 +329,9 @@ class HeuristicPlanner:
             stations = via if row.best.label == target_label else other_via
             if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
                 path = _via_route(routes, row.best.label, target_label, stations, context_words, cue) or path
+            frame = relevance_text(question, mentions)  # the question around its mentions and passages
+            if described and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
+                continue  # "which country is described as ...": the described entity is the answer, no hop
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"

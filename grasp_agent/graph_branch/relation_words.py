@@ -61,6 +61,10 @@ class RelationWords:
         description = self.descriptions.get(relation, frozenset()) - name
         return NAME_WEIGHT * len(name & question_stems) + len(description & question_stems)
 
+    def named(self, relation: str, text: str) -> bool:
+        """Whether `text` uses a word of the relation's name or description."""
+        return self.score(relation, stems(text)) > 0
+
     def meant(self, relations: list[str], question: str) -> list[str]:
         """The relations among `relations` the question's words point to most (all of them when none or a tie
         leaves nothing to tell apart)."""

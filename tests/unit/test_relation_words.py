@@ -149,3 +149,45 @@ def test_the_plan_notes_say_why_a_relation_was_chosen() -> None:
     assert "relation LACKS_PHENOTYPE over HAS_PHENOTYPE: the question negates" in lacking.notes
     having = hpo.plan("Which diseases have seizures?", seizures, lambda plan: PlanCheck(True))
     assert not any(note.startswith("relation") for note in having.notes)  # a negative relation is no rival
+
+
+COUNTRIES = SkbSchema.model_validate(
+    {
+        "name": "countries",
+        "node_types": [{"label": "Country", "text_fields": ["summary"]}, {"label": "City"}],
+        "relation_types": [
+            {
+                "type": "BORDERS",
+                "pairs": [{"source": "Country", "target": "Country"}],
+                "description": "shares a border",
+            },
+            {"type": "CAPITAL_OF", "pairs": [{"source": "City", "target": "Country"}]},
+        ],
+    }
+)
+COUNTRY_CONTEXT = SkbContext(
+    schema=COUNTRIES,
+    pattern_counts={("Country", "BORDERS", "Country"): 600, ("City", "CAPITAL_OF", "Country"): 200},
+    label_counts={"Country": 250, "City": 900},
+)
+
+
+def _described(passage: str) -> EntityTable:
+    from grasp_agent.graph_branch.entity_table import EntityRow
+    from grasp_agent.graph_branch.mentions import MatchMode, Mention, MentionRole
+    from grasp_agent.graph_branch.procedure_calls import NodeLink
+
+    link = NodeLink("country:XX", "Someland", "Country", 0.95, 5)
+    mention = Mention(text=passage, types=("Country",), role=MentionRole.ANCHOR, match_mode=MatchMode.DOC)
+    return EntityTable((EntityRow(mention, {"Country": (link,)}),))
+
+
+def test_a_described_entity_of_the_asked_type_is_the_answer_unless_a_relation_is_named() -> None:
+    passage = "a landlocked country bordering three seas of sand"
+    table = _described(passage)
+    itself = HeuristicPlanner(COUNTRY_CONTEXT).build(f'Which country is described as "{passage}"?', table)
+    assert not itself.hops  # no BORDERS hop: the described country is what is asked for (its words do not count)
+    neighbours = HeuristicPlanner(COUNTRY_CONTEXT).build(
+        f'Which countries border the country described as "{passage}"?', table
+    )
+    assert [hop.relation for hop in neighbours.hops] == ["BORDERS"]
