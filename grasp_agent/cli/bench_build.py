@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import typer
@@ -57,6 +58,17 @@ def _show_counts(rows: list[tuple[str, int, str, str]]) -> None:
     console.print(table)
 
 
+def _show_cells(
+    header: str, rows: Iterable[str], columns: Sequence[str], pairs: Sequence[tuple[str | None, str | None]], title: str
+) -> None:
+    """How many questions fall in each (row, column) cell, e.g. kind x wording family."""
+    cells = Counter(pairs)
+    table = Table(header, *columns, title=title)
+    for row in rows:
+        table.add_row(row, *[str(cells[row, column]) for column in columns])
+    console.print(table)
+
+
 def _show_answers(rows: list[tuple[int, int]]) -> None:
     """How many queries have 1, 2-3, 4-5, 6-10 and 11-20 answers, per hop count."""
     table = Table(
@@ -101,11 +113,8 @@ def build_novel(
         f"in {time.perf_counter() - started:.1f} s",
         highlight=False,
     )
-    cells = Counter((query.template, query.family) for query in queries)
-    table = Table("kind", *FAMILIES, title="questions per kind x wording family")
-    for kind in KINDS:
-        table.add_row(kind, *[str(cells[kind, family]) for family in FAMILIES])
-    console.print(table)
+    cells = [(query.template, query.family) for query in queries]
+    _show_cells("kind", KINDS, FAMILIES, cells, "questions per kind x wording family")
 
 
 @friendly_errors
@@ -143,9 +152,6 @@ def build_skb(
         f"in {time.perf_counter() - started:.1f} s",
         highlight=False,
     )
-    cells = Counter((query.level, query.split) for query in queries)
-    table = Table("family", *_SPLIT_NAMES, title="questions per wording family x split")
-    for family in FAMILIES:
-        table.add_row(family, *[str(cells[family, split]) for split in _SPLIT_NAMES])
-    console.print(table)
+    cells = [(query.level, query.split) for query in queries]
+    _show_cells("family", FAMILIES, _SPLIT_NAMES, cells, "questions per wording family x split")
     _show_answers([(q.hops or 0, len(q.answer_ids)) for q in queries])

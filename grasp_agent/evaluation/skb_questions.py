@@ -101,15 +101,16 @@ class SkbGraph:
         that node's own number of targets along `second`)."""
         back = Step(second.relation, not second.outgoing, second.target, second.source)
         pattern, identifiers = _walk((back,), end="b")
+        forward, forward_identifiers = _walk((second,))
         statement = fill_identifiers(
             "UNWIND $answers AS answer MATCH (t:{{target}} {id: answer}) "
             f"MATCH (t){pattern} "
             "WITH b, collect(DISTINCT t.id) AS shared "
-            f"RETURN b.id AS id, shared, COUNT {{ MATCH (b){_walk((second,))[0]} }} AS total "
+            f"RETURN b.id AS id, shared, COUNT {{ MATCH (b){forward} }} AS total "
             "ORDER BY id LIMIT $limit",
             target=first.target,
             **identifiers,
-            **_walk((second,))[1],
+            **forward_identifiers,
         )
         rows = self._rows(statement, answers=list(answers), limit=limit)
         return [(str(row["id"]), [str(s) for s in _items(row["shared"])], _count(row["total"])) for row in rows]

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 FAMILIES: tuple[str, ...] = ("which", "find", "list", "terse", "implied", "described", "lower", "preface")
@@ -112,7 +113,7 @@ def plural(word: str) -> str:
 
 def relation_words(relation: str) -> str:
     """'HAS_PHENOTYPE' -> 'has phenotype', 'actedIn' -> 'acted in'."""
-    return " ".join(part for part in _CAPITALS.sub(" ", relation).replace("_", " ").lower().split())
+    return spaced_name(relation)
 
 
 def plural_verb(phrase: str) -> str:

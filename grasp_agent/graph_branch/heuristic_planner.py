@@ -236,6 +236,9 @@ class HeuristicPlanner:
     def evidence(self, question: str, table: EntityTable) -> AskedTypeEvidence:
         """What the question offers about its asked type (the asked-type model's features; also its training
         input, so fitting and planning read questions the same way), the rules' own reading among it."""
+        return self._evidence(question, table, self._ruled_target(question, table, self._routes)[1])
+
+    def _evidence(self, question: str, table: EntityTable, planned: str) -> AskedTypeEvidence:
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
         return question_evidence(
@@ -244,7 +247,7 @@ class HeuristicPlanner:
             mentions,
             [row.best.label for row in anchor_rows if row.best is not None],
             _hierarchy_asked(question, anchor_rows, mentions),
-            planned=self._ruled_target(question, table, self._routes)[1],
+            planned=planned,
         )
 
     def asked_type(self, question: str, table: EntityTable) -> dict[str, float]:
@@ -274,7 +277,7 @@ class HeuristicPlanner:
         anchor_rows = self._anchor_rows(table)
         asked, target_label = self._ruled_target(question, table, routes)
         learned = (
-            self._asked_type.choose(self.evidence(question, table), self._context.labels)
+            self._asked_type.choose(self._evidence(question, table, target_label), self._context.labels)
             if self._asked_type is not None and routes is self._routes
             else None
         )

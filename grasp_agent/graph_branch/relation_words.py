@@ -36,10 +36,14 @@ def stem(word: str) -> str:
     return word[:STEM_CHARS]
 
 
+def spaced_name(name: str) -> str:
+    """A schema name as lower-case words: 'HAS_PHENOTYPE' -> 'has phenotype', 'actedIn' -> 'acted in'."""
+    return " ".join(_CAPITALS.sub(" ", name).replace("_", " ").lower().split())
+
+
 def stems(text: str) -> frozenset[str]:
     """The stems of a text's words, function words left out ("actedIn", "ACTED_IN" and "acted in" alike)."""
-    spaced = _CAPITALS.sub(" ", text).replace("_", " ").lower()
-    return frozenset(stem(word) for word in _WORD.findall(spaced) if word not in _FUNCTION)
+    return frozenset(stem(word) for word in _WORD.findall(spaced_name(text)) if word not in _FUNCTION)
 
 
 @dataclass(frozen=True)
@@ -92,4 +96,4 @@ class RelationWords:
         return None
 
 
-__all__ = ["RelationWords", "stem", "stems"]
+__all__ = ["RelationWords", "spaced_name", "stem", "stems"]

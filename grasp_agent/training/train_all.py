@@ -26,14 +26,13 @@ from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.query_sets import EvalQuery, write_queries
 from grasp_agent.evaluation.skb_questions import SkbGraph, generate_skb_questions
 from grasp_agent.graph_branch.answer_types import find_prior, fit_answer_type_prior, write_prior
-from grasp_agent.graph_branch.asked_type import majority_type
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.skb.context import SkbContext, read_skb_context
 from grasp_agent.text_branch.field_weights import ZERO_SHOT_PRIOR, TrainConfig
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
-from grasp_agent.training.asked_type_fit import answer_labels, fit_on_tables, question_tables
+from grasp_agent.training.asked_type_fit import answer_labels, fit_on_tables, question_tables, read_questions
 from grasp_agent.training.fit import of_split, train_weights
 from grasp_agent.training.train_all_stages import STAGES
 
@@ -161,13 +160,8 @@ class TrainAll:
     def _planned_accuracy(self, planner: HeuristicPlanner) -> float:
         """How often `planner` asks for the type of the valid questions' answers."""
         tables, labels = self._read()
-        right = total = 0
-        for query, table in tables:
-            answer_type = majority_type(query.answer_ids, labels)
-            if query.split != "train" and answer_type is not None:  # the tables hold train and valid only
-                total += 1
-                right += planner.build(query.text, table).target.type == answer_type
-        return right / total if total else 0.0
+        valid = [q for q in read_questions(planner, tables, labels) if q.split != "train"]  # tables: train+valid
+        return sum(q.planned == q.answer_type for q in valid) / len(valid) if valid else 0.0
 
     def answer_types(self) -> StageResult:
         """The type a question naming none asks for, counted on train; kept when the valid asked types gain."""
