@@ -203,6 +203,12 @@ class Settings(BaseSettings):
         description="A question that names no type asks for the type training questions with the same anchor "
         "types asked for (`grasp train answer-types`, shipped for the HPO), not the most populous type",
     )
+    route_reading: bool = Field(
+        default=True,
+        description="A question that names no type, and whose anchor types no training question covers, asks for "
+        "the type its words lead to along the schema's relations (names and descriptions against the question, "
+        "by the embedder), not the most populous type",
+    )
 
     # Text branch (mFAR): BM25 and dense field indexes on disk, rebuilt only when the SKB content changes
     text_index_dir: Path | None = Field(

@@ -77,13 +77,13 @@ class BankRoutes:
     notes: list[str] = field(default_factory=list)
     _backed: set[tuple[SchemaHop, ...]] = field(default_factory=set, init=False)  # routes the bank gave
 
-    def default_target(self, anchor_labels: Sequence[str]) -> str:
+    def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
         for item in self.found:
             if item.meta_path.start_label in anchor_labels:
                 return item.meta_path.answer_label
         if self.found:
             return self.found[0].meta_path.answer_label
-        return self.fallback.default_target(anchor_labels)
+        return self.fallback.default_target(anchor_labels, frame)
 
     def path(
         self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None

@@ -406,7 +406,7 @@ def show_fusion_fit(outcome: FusionFitOutcome) -> None:
             )
     console.print(
         f"saved to {outcome.path}: policy {tables.policy}, static graph weight {fits.static.graph_weight:g}, "
-        f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}"
+        f"w_bucket {list(tables.w_bucket)}, m_risk {dict(tables.m_risk)}, m_agree {dict(tables.m_agree)}"
         + (f", reranker weight {tables.rerank_weight:g}" if tables.rerank_weight is not None else ""),
         highlight=False,
     )

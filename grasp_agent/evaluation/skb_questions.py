@@ -4,8 +4,10 @@ Templates come from the stored schema patterns (`skb_templates`); anchors are no
 (unique across the SKB, case-insensitive, 2-60 characters); each requirement keeps 1..`max_answers` answers
 read from the graph along the template's walk (the anchor itself never counts). A two-anchor template keeps
 only pairs where each anchor narrows the other (the intersection is smaller than either leg's answers), the
-hard conjunctions a reader must not drop. Splits are by requirement, so every wording of one requirement lands
-in one split. Deterministic by seed for a given graph.
+hard conjunctions a reader must not drop. Per type with text fields, lookups: a node described by the first
+sentence of its own text, kept only when no other node of its type has that sentence (so the answer is exact)
+and the sentence does not give its name away. Splits are by requirement, so every wording of one requirement
+lands in one split. Deterministic by seed for a given graph.
 """
 
 from __future__ import annotations
@@ -21,7 +23,16 @@ from neo4j import Driver
 from grasp_agent.cypher_queries import fill_identifiers
 from grasp_agent.evaluation.query_sets import EvalQuery, GoldAnchor
 from grasp_agent.evaluation.questions import check_generation
-from grasp_agent.evaluation.skb_templates import FAMILIES, AnchorText, Step, Template, schema_templates, word_question
+from grasp_agent.evaluation.skb_templates import (
+    FAMILIES,
+    AnchorText,
+    Lookup,
+    Step,
+    Template,
+    schema_templates,
+    word_lookup,
+    word_question,
+)
 from grasp_agent.skb.context import SkbContext
 
 logger = logging.getLogger(__name__)
@@ -141,7 +152,10 @@ def _walk(leg: tuple[Step, ...], end: str = "t") -> tuple[str, dict[str, str]]:
 
 
 def split_of(requirement: Requirement) -> str:
-    key = requirement.template.name + "|" + "|".join(requirement.anchor_ids)
+    return _split_of_key(requirement.template.name + "|" + "|".join(requirement.anchor_ids))
+
+
+def _split_of_key(key: str) -> str:
     bucket = int(hashlib.sha256(key.encode()).hexdigest(), 16) % 100
     return next(split for limit, split in _SPLITS if bucket < limit)
 
@@ -173,15 +187,56 @@ def generate_skb_questions(
     templates = schema_templates(context.pattern_counts)
     if not templates or count == 0:
         return []
-    names = unique_names({label: graph.names(label) for label in context.labels})
+    all_names = {label: graph.names(label) for label in context.labels}
+    names = unique_names(all_names)
     pools = {label: sorted(ids) for label, ids in names.items()}
-    per_template = max(1, count // len(templates))
+    described = [Lookup(t.label) for t in context.schema.node_types if t.text_fields and all_names.get(t.label)]
+    per_template = max(1, count // (len(templates) + len(described)))
     questions: list[EvalQuery] = []
+    steps = len(templates) + len(described)
     for done, template in enumerate(templates):
         requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
         questions.extend(_worded(graph, context, requirements, names, rng))
         if progress is not None:
-            progress(done + 1, len(templates))
+            progress(done + 1, steps)
+    for done, lookup in enumerate(described, start=len(templates) + 1):
+        questions.extend(_lookups(graph, context, lookup, all_names[lookup.label], per_template, rng))
+        if progress is not None:
+            progress(done, steps)
+    return questions
+
+
+def _lookups(
+    graph: SkbGraph, context: SkbContext, lookup: Lookup, names: dict[str, str], wanted: int, rng: random.Random
+) -> list[EvalQuery]:
+    """Up to `wanted` nodes of the lookup's type, each worded by the first sentence of its own text."""
+    node_type = context.schema.node_type(lookup.label)
+    texts = graph.texts(lookup.label, node_type.text_fields, sorted(names))
+    passages = {node: _passage(text, names[node]) for node, text in texts.items()}
+    holders: dict[str, int] = {}
+    for passage in passages.values():
+        if passage is not None:
+            holders[passage.lower()] = holders.get(passage.lower(), 0) + 1
+    unique = sorted(node for node, passage in passages.items() if passage and holders[passage.lower()] == 1)
+    rng.shuffle(unique)
+    questions = []
+    for node in unique[:wanted]:
+        passage = passages[node]
+        assert passage is not None
+        family = rng.choice(FAMILIES)
+        key = lookup.name + "|" + node
+        questions.append(
+            EvalQuery(
+                id="gen-" + hashlib.sha256(key.encode()).hexdigest()[:12],
+                text=word_lookup(lookup, passage, family, context.schema, rng),
+                answer_ids=(node,),
+                split=_split_of_key(key),
+                template=lookup.name,
+                hops=0,
+                level=family,
+                target_type=lookup.label,
+            )
+        )
     return questions
 
 

@@ -3,7 +3,9 @@
 A template is one or two *legs*, each a walk of schema steps from an anchor type to one target type: a chain of
 1 or 2 hops ("which diseases have phenotype X", "which genes are reached from X through diseases") or two
 one-hop legs meeting at the target (an intersection: "which diseases have phenotype X and are associated with
-gene G"). Every step names a stored relation and the direction it is walked in, so answers are exact.
+gene G"). Every step names a stored relation and the direction it is walked in, so answers are exact. A
+*lookup* has no hop: the answer is the node a passage of its own text describes ("which phenotype is described
+as ..."), the questions a reader must leave to the text and that teach the text branch its whole-document keys.
 
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
@@ -61,6 +63,25 @@ class Template:
     def name(self) -> str:
         """A readable, stable key: 'Phenotype<HAS_PHENOTYPE<Disease', legs joined by '&'."""
         return "&".join(leg[0].source + "".join(_step_key(step) for step in leg) for leg in self.legs)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A node of `label` identified by a passage of its own text: no anchor, no hop."""
+
+    label: str
+
+    @property
+    def target(self) -> str:
+        return self.label
+
+    @property
+    def hops(self) -> int:
+        return 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}=described"
 
 
 def _step_key(step: Step) -> str:
@@ -200,6 +221,24 @@ def word_question(
                 "terse": f"{refs[0]} -> {middle} -> {targets}?",
                 "implied": f"Starting from {refs[0]} and going through its {middle}, what do we reach?",
             }
+    return _in_family(forms, family, rng)
+
+
+def word_lookup(lookup: Lookup, passage: str, family: str, schema: SkbSchema, rng: random.Random) -> str:
+    """One wording of a lookup in a family (see FAMILIES); the passage is the node's own text, quoted or not."""
+    node_type = next(t for t in schema.node_types if t.label == lookup.label)
+    type_word = rng.choice(type_words(node_type))
+    forms = {
+        "which": f'Which {type_word} is described as "{passage}"?',
+        "find": f"Find the {type_word} whose description reads: {passage}.",
+        "list": f'List the {plural(type_word)} matching the description "{passage}".',
+        "terse": f"{passage} -> {type_word}?",
+        "implied": f'What is described as "{passage}"?',
+    }
+    return _in_family(forms, family, rng)
+
+
+def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str:
     base = "which" if family in ("described", "lower", "preface") else family
     text = forms[base]
     if family == "lower":
@@ -212,6 +251,7 @@ def word_question(
 __all__ = [
     "FAMILIES",
     "AnchorText",
+    "Lookup",
     "Step",
     "Template",
     "plural",
@@ -220,5 +260,6 @@ __all__ = [
     "schema_steps",
     "schema_templates",
     "type_words",
+    "word_lookup",
     "word_question",
 ]

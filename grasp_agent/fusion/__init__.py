@@ -13,21 +13,26 @@ from grasp_agent.fusion.fitting import (
 from grasp_agent.fusion.policies import FusionMode, FusionResult, dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, FusionError, rank_map, rank_of, rerank_fusion, weighted_rrf
 from grasp_agent.fusion.tables import (
+    AGREEMENT_DEPTH,
     BUCKET_LABELS,
     BUCKET_UPPER_BOUNDS,
     DEFAULT_W_BUCKET,
+    AgreementMultipliers,
     DynamicFusionTables,
     FusionTablesError,
     RiskMultipliers,
+    branches_agree,
     bucket_of,
 )
 
 __all__ = [
+    "AGREEMENT_DEPTH",
     "BUCKET_LABELS",
     "BUCKET_UPPER_BOUNDS",
     "DEFAULT_GRID",
     "DEFAULT_W_BUCKET",
     "RRF_K",
+    "AgreementMultipliers",
     "DynamicFit",
     "DynamicFusionTables",
     "FusedItem",
@@ -40,6 +45,7 @@ __all__ = [
     "Metric",
     "RiskMultipliers",
     "StaticFit",
+    "branches_agree",
     "bucket_of",
     "dynamic_fusion",
     "fit_dynamic",

@@ -5,12 +5,14 @@ fused ranking against the gold ids. Among grid values whose mean differs by at m
 SMALLER one wins: it leans on the text branch, which always answers, so a tie never buys graph-branch risk.
 
 - `fit_static`: one graph weight for all queries.
-- `fit_dynamic`: per n_cand bucket, the w that is best on that bucket's queries, with the risk multipliers held
-  at the prior tables' values; then, only when a `risk_grid` is given, per risk level the multiplier that is
-  best on that level's queries with the fitted buckets held. One round of coordinate ascent, not a joint
-  optimum: validation sets are a few hundred queries, and a joint 5 x 3 grid would overfit them. A bucket or
-  risk level without queries keeps its prior. Queries with an empty graph ranking are text-only whatever the
-  weight, so they are left out of the per-bucket and per-risk choices (they still count in `score`).
+- `fit_dynamic`: per n_cand bucket, the w that is best on that bucket's queries, with the risk and agreement
+  multipliers held at the prior tables' values; then, only when a `risk_grid` is given, per risk level the
+  multiplier that is best on that level's queries with the fitted buckets held; then, only when an `agree_grid`
+  is given, the same per agreement of the branches (agree / disagree) with buckets and risks held. One round of
+  coordinate ascent, not a joint optimum: validation sets are a few hundred queries, and a joint 5 x 3 x 2 grid
+  would overfit them. A bucket or level with fewer than `min_examples` queries (MIN_FIT_EXAMPLES) keeps its
+  prior. Queries with an empty graph ranking are text-only whatever the weight, so they are left out of every
+  choice (they still count in `score`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ from statistics import fmean
 
 from grasp_agent.fusion.policies import dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k, rerank_fusion
-from grasp_agent.fusion.tables import DynamicFusionTables, bucket_of
+from grasp_agent.fusion.tables import DynamicFusionTables, branches_agree, bucket_of
 from grasp_agent.ranking import RankingQuality, Risk, ranking_quality, reciprocal_rank
 
 Metric = Callable[[Sequence[Hashable], set[Hashable]], float]
 DEFAULT_GRID: tuple[float, ...] = tuple(step / 20 for step in range(21))  # 0.0, 0.05, ..., 1.0
+# A bucket or level fitted on fewer valid questions keeps its prior: on 41 generated geo questions, weights fitted
+# on buckets of 5 and 1 questions (0.1 and 0.0) ranked the train and test splits below the untouched priors.
+MIN_FIT_EXAMPLES = 10
 _TIE = 1e-12
 
 
@@ -63,6 +68,7 @@ class DynamicFit:
     tables: DynamicFusionTables
     buckets: tuple[GridChoice, ...]  # one per BUCKET_LABELS entry
     risks: dict[Risk, GridChoice]  # empty when the multipliers were held at the prior's
+    agreement: dict[bool, GridChoice]  # True: the branches agree; empty when held at the prior's
     score: float  # mean metric over all examples with `tables`
     quality: RankingQuality
 
@@ -114,36 +120,81 @@ def fit_static(
 
 
 def _fit_buckets(
-    usable: Sequence[FusionExample], grid: tuple[float, ...], prior: DynamicFusionTables, metric: Metric
+    usable: Sequence[FusionExample],
+    grid: tuple[float, ...],
+    prior: DynamicFusionTables,
+    metric: Metric,
+    min_examples: int,
 ) -> tuple[GridChoice, ...]:
     choices = []
     for bucket, prior_weight in enumerate(prior.w_bucket):
         members = [example for example in usable if bucket_of(example.n_cand) == bucket]
-        if not members:
-            choices.append(GridChoice(prior_weight, None, 0))
+        if len(members) < min_examples:
+            choices.append(GridChoice(prior_weight, None, len(members)))
             continue
 
         def objective(w: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(members, lambda ex: _clip(w * prior.m_risk.of(ex.risk)), prior.k, metric)
+            return _mean_metric(
+                members, lambda ex: _clip(w * prior.m_risk.of(ex.risk) * _agreement(prior, ex)), prior.k, metric
+            )
 
         choices.append(_choose(grid, objective, len(members)))
     return tuple(choices)
 
 
 def _fit_risks(
-    usable: Sequence[FusionExample], grid: tuple[float, ...], tables: DynamicFusionTables, metric: Metric
+    usable: Sequence[FusionExample],
+    grid: tuple[float, ...],
+    tables: DynamicFusionTables,
+    metric: Metric,
+    min_examples: int,
 ) -> dict[Risk, GridChoice]:
     choices = {}
     for risk in Risk:
         members = [example for example in usable if example.risk is risk]
-        if not members:
-            choices[risk] = GridChoice(tables.m_risk.of(risk), None, 0)
+        if len(members) < min_examples:
+            choices[risk] = GridChoice(tables.m_risk.of(risk), None, len(members))
             continue
 
         def objective(m: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(members, lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m), tables.k, metric)
+            return _mean_metric(
+                members,
+                lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m * _agreement(tables, ex)),
+                tables.k,
+                metric,
+            )
 
         choices[risk] = _choose(grid, objective, len(members))
+    return choices
+
+
+def _agreement(tables: DynamicFusionTables, example: FusionExample) -> float:
+    return tables.m_agree.of(branches_agree(example.graph, example.text))
+
+
+def _fit_agreement(
+    usable: Sequence[FusionExample],
+    grid: tuple[float, ...],
+    tables: DynamicFusionTables,
+    metric: Metric,
+    min_examples: int,
+) -> dict[bool, GridChoice]:
+    choices = {}
+    for agreed in (True, False):
+        members = [example for example in usable if branches_agree(example.graph, example.text) is agreed]
+        if len(members) < min_examples:
+            choices[agreed] = GridChoice(tables.m_agree.of(agreed), None, len(members))
+            continue
+
+        def objective(m: float, members: list[FusionExample] = members) -> float:
+            return _mean_metric(
+                members,
+                lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * tables.m_risk.of(ex.risk) * m),
+                tables.k,
+                metric,
+            )
+
+        choices[agreed] = _choose(grid, objective, len(members))
     return choices
 
 
@@ -153,6 +204,8 @@ def fit_dynamic(
     prior: DynamicFusionTables | None = None,
     risk_grid: Sequence[float] | None = None,
     metric: Metric = reciprocal_rank,
+    agree_grid: Sequence[float] | None = None,
+    min_examples: int = MIN_FIT_EXAMPLES,
 ) -> DynamicFit:
     """Dynamic fusion tables fitted on `examples` (see the module docstring); k stays the prior's."""
     if not examples:
@@ -162,24 +215,35 @@ def fit_dynamic(
     for ex in examples:
         bucket_of(ex.n_cand)  # rejects a negative n_cand before any work
     usable = [ex for ex in examples if ex.graph]
-    buckets = _fit_buckets(usable, weights, prior, metric)
+    buckets = _fit_buckets(usable, weights, prior, metric, min_examples)
     tables = DynamicFusionTables.model_validate(
         {
             "w_bucket": [choice.value for choice in buckets],
             "m_risk": prior.m_risk,
+            "m_agree": prior.m_agree,
             "k": prior.k,
             "fitted_on": len(examples),
         }
     )
     risks: dict[Risk, GridChoice] = {}
     if risk_grid is not None:
-        risks = _fit_risks(usable, _check_grid("risk multiplier grid", risk_grid, None), tables, metric)
+        risks = _fit_risks(usable, _check_grid("risk multiplier grid", risk_grid, None), tables, metric, min_examples)
         multipliers = tables.m_risk
         for risk, choice in risks.items():
             multipliers = multipliers.replaced(risk, choice.value)
         tables = DynamicFusionTables.model_validate({**dict(tables), "m_risk": multipliers})
+    agreement: dict[bool, GridChoice] = {}
+    if agree_grid is not None:
+        multipliers_grid = _check_grid("agreement multiplier grid", agree_grid, None)
+        agreement = _fit_agreement(usable, multipliers_grid, tables, metric, min_examples)
+        by_agreement = tables.m_agree
+        for agreed, choice in agreement.items():
+            by_agreement = by_agreement.replaced(agreed, choice.value)
+        tables = DynamicFusionTables.model_validate({**dict(tables), "m_agree": by_agreement})
     runs = [(dynamic_fusion(ex.graph, ex.text, ex.n_cand, ex.risk, tables).ids, set(ex.gold)) for ex in examples]
-    return DynamicFit(tables, buckets, risks, fmean(metric(ids, gold) for ids, gold in runs), ranking_quality(runs))
+    return DynamicFit(
+        tables, buckets, risks, agreement, fmean(metric(ids, gold) for ids, gold in runs), ranking_quality(runs)
+    )
 
 
 @dataclass(frozen=True)
@@ -214,6 +278,7 @@ def fit_rerank_weight(
 
 __all__ = [
     "DEFAULT_GRID",
+    "MIN_FIT_EXAMPLES",
     "DynamicFit",
     "FusionExample",
     "GridChoice",

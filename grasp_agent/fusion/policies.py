@@ -1,7 +1,8 @@
 """GRASP's two fusion policies for a graph ranking and a text ranking (pure).
 
 - static: one global graph weight w (text weight 1 - w) and one k for every query;
-- dynamic: a per-query graph weight from the plan's n_cand bucket and risk (see `tables`).
+- dynamic: a per-query graph weight from the plan's n_cand bucket and risk, and whether the branches agree
+  (see `tables`).
 
 Both treat an EMPTY graph ranking as text-only: the graph branch had nothing to say (invalid plan, no anchor
 match, budget exceeded), so the result is the text ranking in its order with its RRF scores 1 / (k + rank),
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, check_unit_weight, weighted_rrf
-from grasp_agent.fusion.tables import BUCKET_LABELS, DynamicFusionTables, bucket_of
+from grasp_agent.fusion.tables import AGREEMENT_DEPTH, BUCKET_LABELS, DynamicFusionTables, branches_agree, bucket_of
 from grasp_agent.ranking import Risk
 
 
@@ -77,16 +78,20 @@ def dynamic_fusion(
     tables: DynamicFusionTables | None = None,
     limit: int | None = None,
 ) -> FusionResult:
-    """RRF with graph weight clip(w_bucket[bucket(n_cand)] * m_risk[risk], 0, 1) and the tables' k."""
+    """RRF with graph weight clip(w_bucket[bucket(n_cand)] * m_risk[risk] * m_agree[agreement], 0, 1) and the
+    tables' k; agreement: the graph's first answer is among the text's first AGREEMENT_DEPTH."""
     tables = tables or DynamicFusionTables()
     bucket = bucket_of(n_cand)
-    weight = tables.graph_weight(n_cand, risk)
+    agreed = branches_agree(graph, text)
+    weight = tables.graph_weight(n_cand, risk, agreed)
     if not graph:
         items, note = _text_only(text, tables.k, limit, weight)
         return FusionResult(items, 0.0, FusionMode.TEXT_ONLY, tables.k, note, bucket, risk)
+    agreement = "agree" if agreed else "disagree"
     note = (
-        f"n_cand {n_cand} in bucket {BUCKET_LABELS[bucket]}, risk {risk.value}: "
-        f"min(1, {tables.w_bucket[bucket]:g} x {tables.m_risk.of(risk):g}) = {weight:g}"
+        f"n_cand {n_cand} in bucket {BUCKET_LABELS[bucket]}, risk {risk.value}, branches {agreement} (graph's first "
+        f"{'in' if agreed else 'not in'} text's first {AGREEMENT_DEPTH}): min(1, {tables.w_bucket[bucket]:g} x "
+        f"{tables.m_risk.of(risk):g} x {tables.m_agree.of(agreed):g}) = {weight:g}"
     )
     items = _fuse(graph, text, weight, tables.k, limit)
     return FusionResult(items, weight, FusionMode.HYBRID, tables.k, note, bucket, risk)

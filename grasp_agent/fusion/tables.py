@@ -1,4 +1,5 @@
-"""The tables of GRASP's dynamic fusion: graph weight = clip(w_bucket[bucket(n_cand)] * m_risk[risk], 0, 1).
+"""The tables of GRASP's dynamic fusion:
+graph weight = clip(w_bucket[bucket(n_cand)] * m_risk[risk] * m_agree[agreement], 0, 1).
 
 n_cand (how many candidates the plan admits) falls into one of five buckets: 1-10, 11-50, 51-100, 101-500,
 >500. n_cand = 0 goes to the first bucket: the planner expects (almost) nothing, i.e. the plan is as selective
@@ -7,12 +8,17 @@ as plans get, and whenever its graph ranking does come back empty, fusion is tex
 The defaults are priors until fitted on validation queries (see `fitting.fit_dynamic`):
 - w_bucket decreases with n_cand, because a plan that admits few candidates is precise, while one that admits
   hundreds mostly re-ranks the target type by relevance text, which the text branch does as well;
-- m_risk scales the weight down as the planner's own risk estimate rises (low 1.0, medium 0.7, high 0.3).
+- m_risk scales the weight down as the planner's own risk estimate rises (low 1.0, medium 0.7, high 0.3);
+- m_agree scales it by whether the two branches agree: the graph ranking's first answer is, or is not, among the
+  text ranking's first AGREEMENT_DEPTH. The plan's risk is the graph branch's own estimate of its confidence;
+  agreement is evidence from outside it (a wrong link or a wrong asked type rarely also fools the text). Both
+  multipliers are 1.0 until fitted, so tables fitted before them rank as they did.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -22,6 +28,7 @@ from pydantic_core import ErrorDetails
 from grasp_agent.fusion.rrf import RRF_K, FusionError
 from grasp_agent.ranking import Risk
 
+AGREEMENT_DEPTH = 10  # a first page of results
 BUCKET_UPPER_BOUNDS: tuple[int, ...] = (10, 50, 100, 500)  # inclusive; above the last is the fifth bucket
 BUCKET_LABELS: tuple[str, ...] = ("1-10", "11-50", "51-100", "101-500", ">500")
 DEFAULT_W_BUCKET: tuple[float, float, float, float, float] = (0.8, 0.65, 0.5, 0.35, 0.2)
@@ -62,6 +69,24 @@ class RiskMultipliers(BaseModel):
         return RiskMultipliers.model_validate({**self.model_dump(), risk.value: value})
 
 
+class AgreementMultipliers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    agree: float = Field(default=1.0, ge=0.0, description="The graph's first answer is in the text's first page")
+    disagree: float = Field(default=1.0, ge=0.0, description="It is not")
+
+    def of(self, agreed: bool) -> float:
+        return self.agree if agreed else self.disagree
+
+    def replaced(self, agreed: bool, value: float) -> AgreementMultipliers:
+        return AgreementMultipliers.model_validate({**self.model_dump(), ("agree" if agreed else "disagree"): value})
+
+
+def branches_agree(graph: Sequence[Hashable], text: Sequence[Hashable], depth: int = AGREEMENT_DEPTH) -> bool:
+    """Whether the graph ranking's first item is among the text ranking's first `depth` (pure)."""
+    return bool(graph) and graph[0] in text[:depth]
+
+
 class RerankEvidence(BaseModel):
     """What fitting measured for one reranker on the valid split (`grasp train fusion`)."""
 
@@ -90,6 +115,9 @@ class DynamicFusionTables(BaseModel):
     m_risk: RiskMultipliers = Field(
         default_factory=RiskMultipliers, description="Multiplier of the graph weight per plan risk"
     )
+    m_agree: AgreementMultipliers = Field(
+        default_factory=AgreementMultipliers, description="Multiplier of the graph weight by the branches' agreement"
+    )
     k: float = Field(default=RRF_K, gt=0.0, description="RRF constant")
     fitted_on: int = Field(default=0, ge=0, description="Validation queries the tables were fitted on; 0: priors")
     # Fitted on the same validation queries by `grasp train fusion`; None: use the settings' values.
@@ -101,9 +129,11 @@ class DynamicFusionTables(BaseModel):
     rerank: RerankEvidence | None = Field(default=None, description="Whether the reranker helped on valid")
     embedder: str | None = Field(default=None, description="model_id of the embedder the branches ran with")
 
-    def graph_weight(self, n_cand: int, risk: Risk) -> float:
+    def graph_weight(self, n_cand: int, risk: Risk, agreed: bool | None = None) -> float:
+        """`agreed`: whether the branches agree (`branches_agree`); None leaves the agreement multiplier out."""
         # The product can exceed 1 when a multiplier does (a fitted low-risk boost); weights stay in [0, 1].
-        return min(1.0, max(0.0, self.w_bucket[bucket_of(n_cand)] * self.m_risk.of(risk)))
+        agreement = 1.0 if agreed is None else self.m_agree.of(agreed)
+        return min(1.0, max(0.0, self.w_bucket[bucket_of(n_cand)] * self.m_risk.of(risk) * agreement))
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -143,6 +173,8 @@ def _problem(item: ErrorDetails) -> str:
 
 
 __all__ = [
+    "AGREEMENT_DEPTH",
+    "AgreementMultipliers",
     "BUCKET_LABELS",
     "BUCKET_UPPER_BOUNDS",
     "DEFAULT_W_BUCKET",
@@ -151,5 +183,6 @@ __all__ = [
     "FusionTablesError",
     "RerankEvidence",
     "RiskMultipliers",
+    "branches_agree",
     "bucket_of",
 ]

@@ -7,6 +7,7 @@ much it counts:
 - the planner's rules: the type they chose (the default target included), the type `target_mention` picks,
   the types any type word names, the type a hierarchy cue asks for ("a more specific form of X": X's type);
 - the anchors' types (what questions with such anchors asked for, as the answer-type prior counts);
+- the type the question's words lead to along the schema's relations from its anchors (`route_reading`);
 - the question's own words (anchor mentions masked), and the word right after its wh-word.
 
 Every feature is read from the question and the loaded SKB's schema; the weights come from a training split
@@ -52,10 +53,12 @@ def question_evidence(
     hierarchy_type: str | None = None,
     *,
     planned: str | None = None,
+    routed: str | None = None,
 ) -> AskedTypeEvidence:
     """The features of one question (pure). `mentions`: the entity mentions (masked from the words);
     `anchor_types`: the linked anchors' types; `hierarchy_type`: the type a hierarchy cue asks for, if any;
-    `planned`: the type the planner's rules chose (so the model learns when to trust them)."""
+    `planned`: the type the planner's rules chose (so the model learns when to trust them); `routed`: the type
+    the schema's routes read from the question's words, if one leads."""
     masked = question
     for mention in mentions:
         found = masked.lower().find(mention.lower()) if mention else -1
@@ -66,6 +69,8 @@ def question_evidence(
     features.append(f"rule:{rule[0]}" if rule else "rule:none")
     if planned is not None:
         features.append(f"planned:{planned}")
+    if routed is not None:
+        features.append(f"routed:{routed}")
     features.extend(f"named:{label}" for label in dict.fromkeys(named_types(masked, schema)))
     features.extend(f"anchor:{label}" for label in sorted(set(anchor_types)))
     if hierarchy_type is not None:

@@ -26,6 +26,7 @@ from grasp_agent.graph_branch.name_dictionary import NameDictionary, read_name_d
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.ranking import ExecutionSettings, FieldSimilarity, GraphRanking, PlanRunner
+from grasp_agent.graph_branch.route_reading import RouteReader
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.errors import LLMError
@@ -174,6 +175,11 @@ class GraphBranch:
                 answer_types=answer_types,
                 name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
                 asked_type=asked_type,
+                route_reader=(
+                    RouteReader(context.schema, list(context.pattern_counts), embedder)
+                    if settings.route_reading
+                    else None
+                ),
             )
             return cls(
                 procedures, context, embedder, spans, planner, execution, described=described, dictionary=dictionary

@@ -2,7 +2,9 @@
 
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
 - target: the type the question asks for ("which diseases ..."); else, for "which kind of X", X's type; else the
-  type training questions with such anchors asked for (`answer_types`), else the most populous type;
+  type the question's words lead to along the schema's relations from its anchors when one clearly leads ("what
+  do people pay with in X": `route_reading`), else the type training questions with such anchors asked for
+  (`answer_types`), else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
   next to the mention ("... but no seizures", "... while X is excluded") picks the negative one; words asking
   for the mention's hierarchy ("subtypes of X", "parent terms of X") add a directed hop down (or up) its type's
@@ -31,6 +33,7 @@ from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.relation_words import RelationWords, stems
+from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     hierarchy_step,
@@ -91,8 +94,8 @@ class Routes(Protocol):
     """How a plan gets from its anchors to the target: the heuristic's are the schema's shortest paths; the
     Path-Bank planner's are the meta-paths similar training questions followed."""
 
-    def default_target(self, anchor_labels: Sequence[str]) -> str:
-        """The target type when the question names none."""
+    def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
+        """The target type when the question names none; `frame`: the question's words around its mentions."""
 
     def path(
         self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
@@ -106,20 +109,42 @@ class Routes(Protocol):
 
 class SchemaRoutes:
     """The shortest schema meta-path (negation picks among parallel relations); as target when the question names
-    none, what training questions with such anchors asked for (`answer_types`), else the most populous type."""
+    none, the type the question's words lead to along the schema's relations when one clearly leads
+    (`route_reader`), else what training questions with such anchors asked for (`answer_types`), else the most
+    populous type."""
 
-    def __init__(self, context: SkbContext, answer_types: AnswerTypePrior | None = None) -> None:
+    def __init__(
+        self,
+        context: SkbContext,
+        answer_types: AnswerTypePrior | None = None,
+        route_reader: RouteReader | None = None,
+    ) -> None:
         self._context = context
         self._answer_types = answer_types
+        self._route_reader = route_reader
         self.relation_words = RelationWords.of(context.schema)
 
-    def default_target(self, anchor_labels: Sequence[str]) -> str:
+    def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
+        # the question's own words first (the schema's routes read against them), when one type clearly leads;
+        # then what training questions with such anchors asked for, a base rate; then the most populous type
         learned = (
             self._answer_types.choose(anchor_labels, list(self._context.label_counts))
             if self._answer_types is not None
             else None
         )
-        return learned or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+        return (
+            self.read_target(anchor_labels, frame)
+            or learned
+            or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
+        )
+
+    @property
+    def route_reader(self) -> RouteReader | None:
+        return self._route_reader
+
+    def read_target(self, anchor_labels: Sequence[str], frame: str) -> str | None:
+        """The type the question's words lead to from its anchors by the schema's routes (`route_reading`)."""
+        return self._route_reader.target(frame, anchor_labels) if self._route_reader is not None else None
 
     def path(
         self, anchor_label: str, target_label: str, context_words: str, *, cue: str | None = None
@@ -151,11 +176,12 @@ class HeuristicPlanner:
         answer_types: AnswerTypePrior | None = None,
         name_vocabulary: frozenset[str] | None = None,
         asked_type: AskedTypeModel | None = None,
+        route_reader: RouteReader | None = None,
     ) -> None:
         self._context = context
         self._asked_type = asked_type
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
-        self._routes = SchemaRoutes(context, answer_types)
+        self._routes = SchemaRoutes(context, answer_types, route_reader)
         self._name_vocabulary = name_vocabulary
         self._noise_words = (
             FUNCTION_WORDS
@@ -173,7 +199,26 @@ class HeuristicPlanner:
         if scores:
             shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
             notes.append(f"asked type (fitted model): {shown}")
+        notes.extend(self.route_notes(question, table))
         return dataclasses.replace(outcome, notes=(*outcome.notes, *notes)) if notes else outcome
+
+    def route_notes(self, question: str, table: EntityTable) -> list[str]:
+        """How the schema's routes read a question that names no type (`route_reading`): each reachable type's
+        score, and whether one led by the margin."""
+        reader = self._routes.route_reader
+        anchor_rows = self._anchor_rows(table)
+        mentions = [row.mention.text for row in table.rows]
+        named = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
+        if reader is None or named is not None or _hierarchy_asked(question, anchor_rows, mentions):
+            return []
+        labels = [row.best.label for row in anchor_rows if row.best is not None]
+        scores = reader.scores(relevance_text(question, mentions), labels)
+        if not scores:
+            return []
+        shown = ", ".join(f"{label} {score:.2f}" for label, score in sorted(scores.items(), key=lambda i: -i[1]))
+        led = leading_type(scores, reader.margin)
+        verdict = f"{led} leads by {reader.margin:g} or more" if led else f"none leads by {reader.margin:g}"
+        return [f"asked type read from the words along the schema's relations: {shown} ({verdict})"]
 
     def relation_notes(self, question: str, plan: Plan) -> list[str]:
         """Why each hop walks its relation where the schema offers several between the same two types: the
@@ -241,13 +286,15 @@ class HeuristicPlanner:
     def _evidence(self, question: str, table: EntityTable, planned: str) -> AskedTypeEvidence:
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
+        anchor_labels = [row.best.label for row in anchor_rows if row.best is not None]
         return question_evidence(
             question,
             self._context.schema,
             mentions,
-            [row.best.label for row in anchor_rows if row.best is not None],
+            anchor_labels,
             _hierarchy_asked(question, anchor_rows, mentions),
             planned=planned,
+            routed=self._routes.read_target(anchor_labels, relevance_text(question, mentions)),
         )
 
     def asked_type(self, question: str, table: EntityTable) -> dict[str, float]:
@@ -265,7 +312,9 @@ class HeuristicPlanner:
             asked[0]
             if asked
             else _hierarchy_asked(question, anchor_rows, mentions)
-            or routes.default_target([row.best.label for row in anchor_rows if row.best is not None])
+            or routes.default_target(
+                [row.best.label for row in anchor_rows if row.best is not None], relevance_text(question, mentions)
+            )
         )
         return asked, target_label
 

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from grasp_agent.evaluation.query_sets import EvalQuery
-from grasp_agent.fusion.fitting import DynamicFit, FusionExample, RerankExample, StaticFit, fit_dynamic, fit_static
+from grasp_agent.fusion.fitting import (
+    MIN_FIT_EXAMPLES,
+    DynamicFit,
+    FusionExample,
+    RerankExample,
+    StaticFit,
+    fit_dynamic,
+    fit_static,
+)
 from grasp_agent.pipeline.options import PlannerName, SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
 from grasp_agent.ranking import Risk
@@ -82,11 +90,12 @@ def fusion_examples(
     return examples
 
 
-def fit_fusion(examples: Sequence[FusionExample], k: float) -> FusionFits:
-    """The static graph weight (at RRF k = `k`) and the dynamic tables (bucket weights, risk multipliers)."""
+def fit_fusion(examples: Sequence[FusionExample], k: float, min_examples: int = MIN_FIT_EXAMPLES) -> FusionFits:
+    """The static graph weight (at RRF k = `k`) and the dynamic tables (bucket weights, risk and agreement
+    multipliers)."""
     return FusionFits(
         fit_static(examples, k=k),
-        fit_dynamic(examples, risk_grid=RISK_GRID),
+        fit_dynamic(examples, risk_grid=RISK_GRID, agree_grid=RISK_GRID, min_examples=min_examples),
         len(examples),
         sum(1 for example in examples if not example.graph),
     )

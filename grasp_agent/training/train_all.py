@@ -25,10 +25,11 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.evaluation.query_sets import EvalQuery, write_queries
 from grasp_agent.evaluation.skb_questions import SkbGraph, generate_skb_questions
-from grasp_agent.graph_branch.answer_types import find_prior, fit_answer_type_prior, write_prior
+from grasp_agent.graph_branch.answer_types import AnswerTypePrior, find_prior, fit_answer_type_prior, write_prior
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.route_reading import RouteReader
 from grasp_agent.skb.context import SkbContext, read_skb_context
 from grasp_agent.text_branch.field_weights import ZERO_SHOT_PRIOR, TrainConfig
 from grasp_agent.text_branch.from_database import field_weights_directory, open_text_branch
@@ -157,6 +158,15 @@ class TrainAll:
             )
         return self._tables, self._labels
 
+    def _planner(self, prior: AnswerTypePrior | None) -> HeuristicPlanner:
+        """The heuristic planner as a search builds it (the route reader as the settings say), with `prior`."""
+        reader = (
+            RouteReader(self._context.schema, list(self._context.pattern_counts), self._embedder)
+            if self._settings.route_reading
+            else None
+        )
+        return HeuristicPlanner(self._context, answer_types=prior, route_reader=reader)
+
     def _planned_accuracy(self, planner: HeuristicPlanner) -> float:
         """How often `planner` asks for the type of the valid questions' answers."""
         tables, labels = self._read()
@@ -168,8 +178,9 @@ class TrainAll:
         tables, labels = self._read()
         train = [query for query, _ in tables if query.split == "train"]
         prior = fit_answer_type_prior(self._context.schema.name, ((q.topic_ids, q.answer_ids) for q in train), labels)
-        before = self._planned_accuracy(HeuristicPlanner(self._context))
-        after = self._planned_accuracy(HeuristicPlanner(self._context, answer_types=prior))
+        # judged against what a search serves without it: the rules and the schema's routes read from the words
+        before = self._planned_accuracy(self._planner(None))
+        after = self._planned_accuracy(self._planner(prior))
         kept = after > before
         path = self._settings.answer_types_path(self._context.schema.name)
         if kept:
@@ -188,7 +199,7 @@ class TrainAll:
     def asked_type(self) -> StageResult:
         tables, labels = self._read()
         prior = find_prior(self._settings.answer_types_path(self._context.schema.name), self._context.schema.name)
-        planner = HeuristicPlanner(self._context, answer_types=prior)
+        planner = self._planner(prior)
         fit = fit_on_tables(planner, tables, labels, self._settings.asked_type_path(self._context.schema.name))
         return StageResult(
             "asked type",

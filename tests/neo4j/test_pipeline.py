@@ -300,7 +300,8 @@ def test_fitting_on_valid_questions_saves_tables_that_dynamic_fusion_reads(
     assert parts.fusion_tables == fits.dynamic.tables
     assert parts.text_branch is not None and parts.text_branch.keys == model.keys
     result = Grasp(parts).search(SPASM_AND_NSF, fusion="dynamic", rerank=False)
-    bucket_weight = fits.dynamic.tables.graph_weight(result.plan["n_cand"], result.plan["risk"])  # type: ignore[index]
+    agreed = "branches agree" in str(result.fusion["note"])  # type: ignore[index]
+    bucket_weight = fits.dynamic.tables.graph_weight(result.plan["n_cand"], result.plan["risk"], agreed)  # type: ignore[index]
     assert result.fusion["graph_weight"] == pytest.approx(bucket_weight)
     # fitted static and reranker weights apply unless the settings name their own
     fitted.fusion_tables.write_text(

@@ -86,6 +86,8 @@ def test_every_answer_set_is_what_the_graph_says(
     assert len(questions) >= 40
     for query in questions:
         assert query.template is not None and query.target_type is not None
+        if query.hops == 0:
+            continue  # a lookup: the next test
         legs = _legs(query.template)
         assert len(legs) == len(query.topic_ids)
         reached = [_reached(walk, labels, anchor, leg) for anchor, leg in zip(query.topic_ids, legs, strict=True)]
@@ -100,10 +102,37 @@ def test_every_answer_set_is_what_the_graph_says(
                 assert anchor.name is not None and anchor.name.lower() in query.text.lower()
 
 
+def test_a_lookup_is_the_one_node_its_own_first_sentence_describes(
+    driver: Driver, test_settings: Settings, questions: list[EvalQuery]
+) -> None:
+    context = read_skb_context(driver, test_settings.neo4j_database)
+    lookups = [query for query in questions if query.hops == 0]
+    assert lookups and all(query.template == f"{query.target_type}=described" for query in lookups)
+    for query in lookups:
+        assert query.target_type is not None and not query.topic_ids and len(query.answer_ids) == 1
+        fields = context.schema.node_type(query.target_type).text_fields
+        records, _, _ = driver.execute_query(
+            "MATCH (n) WHERE $label IN labels(n) RETURN n.id AS id, n.name AS name, [f IN $fields | n[f]] AS texts",
+            label=query.target_type,
+            fields=list(fields),
+        )
+        first = {}  # node id -> the first sentence of its first non-empty text field
+        for row in records:
+            text = next((" ".join(t) if isinstance(t, list) else str(t) for t in row["texts"] if t), "")
+            first[row["id"]] = text.split(". ")[0].strip().rstrip(".").lower()
+        (answer,) = query.answer_ids
+        sentence = first[answer]
+        assert " ".join(sentence.split()[:20]) in query.text.lower(), query.text
+        assert [node for node, other in first.items() if other == sentence] == [answer]
+        name = next(row["name"] for row in records if row["id"] == answer)
+        assert name.lower() not in query.text.lower()
+
+
 def test_the_set_spreads_over_templates_families_and_splits(questions: list[EvalQuery]) -> None:
     assert len({q.template for q in questions}) >= 8
     assert any("&" in (q.template or "") for q in questions)
     assert any((q.hops or 0) == 2 for q in questions)
+    assert any(q.hops == 0 for q in questions)
     assert {q.level for q in questions} <= set(FAMILIES) and len({q.level for q in questions}) >= 5
     assert {q.split for q in questions} == {"train", "valid", "test"}
     assert len({q.id for q in questions}) == len(questions)

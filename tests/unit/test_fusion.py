@@ -10,6 +10,7 @@ import pytest
 
 from grasp_agent.errors import GraspError
 from grasp_agent.fusion import (
+    AgreementMultipliers,
     DynamicFusionTables,
     FusedItem,
     FusionError,
@@ -17,6 +18,7 @@ from grasp_agent.fusion import (
     FusionMode,
     FusionTablesError,
     RiskMultipliers,
+    branches_agree,
     bucket_of,
     dynamic_fusion,
     fit_dynamic,
@@ -27,6 +29,7 @@ from grasp_agent.fusion import (
     static_fusion,
     weighted_rrf,
 )
+from grasp_agent.fusion.fitting import MIN_FIT_EXAMPLES
 from grasp_agent.ranking import Risk, hit_at
 
 
@@ -242,6 +245,32 @@ def test_dynamic_fusion_uses_the_table_weight_and_k() -> None:
     assert dynamic_fusion(GRAPH, TEXT, n_cand=501, risk=Risk.LOW, tables=tables).ids == ["t1", "both", "g1"]
 
 
+def test_the_branches_agree_when_the_graphs_first_is_on_the_texts_first_page() -> None:
+    assert branches_agree(["g1", "x"], ["t1", "g1"])
+    assert not branches_agree(["g1"], [f"t{i}" for i in range(10)] + ["g1"])  # rank 11: off the first page
+    assert branches_agree(["g1"], ["t1", "g1"], depth=2) and not branches_agree(["g1"], ["t1", "g1"], depth=1)
+    assert not branches_agree([], ["t1"]) and not branches_agree(["g1"], [])
+
+
+def test_agreement_scales_the_graph_weight_and_the_note_says_so() -> None:
+    tables = DynamicFusionTables(w_bucket=(1.0, 0.5, 0.5, 0.5, 0.0), m_agree=AgreementMultipliers(disagree=0.4))
+    assert tables.graph_weight(3, Risk.LOW) == 1.0  # agreement not given: left out
+    assert tables.graph_weight(3, Risk.LOW, agreed=True) == 1.0
+    assert tables.graph_weight(3, Risk.MEDIUM, agreed=False) == pytest.approx(0.7 * 0.4)
+    agreeing = dynamic_fusion(["g1", "both"], ["both", "g1"], n_cand=3, risk=Risk.LOW, tables=tables)
+    assert agreeing.graph_weight == 1.0 and agreeing.note is not None and "branches agree" in agreeing.note
+    disagreeing = dynamic_fusion(GRAPH, TEXT, n_cand=3, risk=Risk.LOW, tables=tables)  # g1 is not in TEXT
+    assert disagreeing.graph_weight == pytest.approx(0.4)
+    assert disagreeing.note is not None and "branches disagree" in disagreeing.note and "x 0.4" in disagreeing.note
+
+
+def test_tables_fitted_before_agreement_load_with_neutral_multipliers() -> None:
+    old = json.dumps({"w_bucket": [1, 1, 0.75, 0.95, 1], "m_risk": {"low": 1, "medium": 0.75, "high": 0.75}})
+    tables = DynamicFusionTables.from_json(old)
+    assert tables.m_agree == AgreementMultipliers(agree=1.0, disagree=1.0)
+    assert tables.graph_weight(60, Risk.MEDIUM, agreed=False) == tables.graph_weight(60, Risk.MEDIUM)
+
+
 def test_dynamic_empty_graph_ranking_is_text_only() -> None:
     result = dynamic_fusion([], ["t1", "t2"], n_cand=0, risk=Risk.LOW)
     assert result.mode is FusionMode.TEXT_ONLY and result.graph_weight == 0.0 and result.bucket == 0
@@ -344,7 +373,7 @@ def test_fit_dynamic_fits_each_bucket_and_keeps_priors_elsewhere() -> None:
         text_perfect("t2", n_cand=501),
         FusionExample(graph=[], text=["x"], gold={"x"}, n_cand=60),
     ]  # text-only: no say in bucket 2
-    fit = fit_dynamic(examples)
+    fit = fit_dynamic(examples, min_examples=1)
     assert fit.tables.w_bucket == (1.0, 0.65, 0.5, 0.35, 0.0)
     assert [choice.examples for choice in fit.buckets] == [2, 0, 0, 0, 2]
     assert fit.buckets[2].score is None and fit.tables.fitted_on == 5
@@ -357,11 +386,36 @@ def test_fit_dynamic_risk_multipliers_from_a_small_grid() -> None:
     # leaves the high-risk one at weight 0.3 (MRR 0.5); nothing does better. Then, with w = 1.0 fixed, the
     # low-risk query needs m = 1.0 and the high-risk one m = 0.0; medium has no query and keeps 0.7.
     examples = [graph_perfect("g", n_cand=5, risk=Risk.LOW), text_perfect("t", n_cand=5, risk=Risk.HIGH)]
-    fit = fit_dynamic(examples, risk_grid=[0.0, 0.5, 1.0])
+    fit = fit_dynamic(examples, risk_grid=[0.0, 0.5, 1.0], min_examples=1)
     assert fit.tables.w_bucket[0] == 1.0 and fit.buckets[0].score == pytest.approx(0.75)
     assert fit.tables.m_risk == RiskMultipliers(low=1.0, medium=0.7, high=0.0)
     assert fit.risks[Risk.MEDIUM].examples == 0 and fit.risks[Risk.HIGH].value == 0.0
     assert fit.score == 1.0
+
+
+def test_fit_dynamic_agreement_multipliers_from_a_small_grid() -> None:
+    # Bucket 0 held at w = 1.0 (a one-value grid). graph_perfect: the graph's first (gold) is off the text's
+    # first page, so the branches disagree and only m = 1.0 ranks gold first; text_perfect: the graph's first
+    # ("a") is the text's second, they agree, and only m = 0.0 (text order) ranks gold first.
+    examples = [graph_perfect("g", n_cand=5), text_perfect("t", n_cand=5)]
+    fit = fit_dynamic(examples, grid=[1.0], agree_grid=[0.0, 0.5, 1.0], min_examples=1)
+    assert fit.tables.m_agree == AgreementMultipliers(agree=0.0, disagree=1.0)
+    assert fit.agreement[True].examples == fit.agreement[False].examples == 1
+    assert fit.score == 1.0
+    assert fit_dynamic(examples, grid=[1.0], min_examples=1).agreement == {}  # no grid: held at the prior's
+    with pytest.raises(FusionError, match="agreement multiplier grid values must be >= 0"):
+        fit_dynamic(examples, agree_grid=[-0.5])
+
+
+def test_a_bucket_or_level_with_too_few_questions_keeps_its_prior() -> None:
+    # nine text-perfect questions in bucket 0 would pull its weight to 0.0; below MIN_FIT_EXAMPLES they may not
+    few = [text_perfect(f"t{i}", n_cand=5, risk=Risk.HIGH) for i in range(MIN_FIT_EXAMPLES - 1)]
+    fit = fit_dynamic(few, risk_grid=[0.0, 1.0], agree_grid=[0.0, 1.0])
+    assert fit.tables.w_bucket == DynamicFusionTables().w_bucket and fit.buckets[0].examples == len(few)
+    assert fit.buckets[0].score is None and fit.risks[Risk.HIGH].score is None
+    assert fit.tables.m_risk == RiskMultipliers() and fit.tables.m_agree == AgreementMultipliers()
+    enough = [*few, text_perfect("last", n_cand=5, risk=Risk.HIGH)]
+    assert fit_dynamic(enough).tables.w_bucket[0] == 0.0
 
 
 def test_fit_dynamic_rejects_bad_input() -> None:

@@ -21,17 +21,17 @@ SPLIT_BY_BUCKET = [
 
 
 def test_dynamic_is_chosen_only_when_it_beats_static_on_valid() -> None:
-    fits = fit_fusion(SPLIT_BY_BUCKET, k=60.0)
+    fits = fit_fusion(SPLIT_BY_BUCKET, k=60.0, min_examples=1)
     assert fits.dynamic.quality.mrr == 1.0 > fits.static.quality.mrr
     assert better_policy(fits) == "dynamic"
     both_right = [FusionExample(graph=["g", "x"], text=["g", "y"], gold={"g"}, n_cand=n) for n in (5, 800)]
-    tied = fit_fusion(both_right, k=60.0)
+    tied = fit_fusion(both_right, k=60.0, min_examples=1)
     assert tied.dynamic.quality.mrr == tied.static.quality.mrr == 1.0
     assert better_policy(tied) == "static"
 
 
 def test_fitted_tables_carry_the_static_weight_the_policy_and_the_embedder() -> None:
-    fits = fit_fusion(SPLIT_BY_BUCKET, k=60.0)
+    fits = fit_fusion(SPLIT_BY_BUCKET, k=60.0, min_examples=1)
     tables = fitted_tables(fits, "hashing-256")
     assert tables.w_bucket == (1.0, 0.65, 0.5, 0.35, 0.0) and tables.fitted_on == 4
     assert tables.static_graph_weight == fits.static.graph_weight
@@ -42,7 +42,9 @@ def test_fitted_tables_carry_the_static_weight_the_policy_and_the_embedder() -> 
 def test_the_rerank_weight_is_saved_with_what_it_gained_on_valid() -> None:
     helpful = [RerankExample(reranker=["g", "a", "b"], fused=["a", "b", "g"], gold={"g"})]
     choice = fit_rerank_weight(helpful, grid=[0.0, 0.25, 0.5, 0.75, 1.0], k=1.0)  # 0.75: see test_fusion_rerank_weight
-    tables = with_rerank_weight(fitted_tables(fit_fusion(SPLIT_BY_BUCKET, k=60.0), "e"), choice, "listwise", 1)
+    tables = with_rerank_weight(
+        fitted_tables(fit_fusion(SPLIT_BY_BUCKET, k=60.0, min_examples=1), "e"), choice, "listwise", 1
+    )
     assert tables.rerank_weight == 0.75 and tables.policy == "dynamic"
     assert tables.rerank is not None
     assert (tables.rerank.reranker, tables.rerank.questions) == ("listwise", 1)

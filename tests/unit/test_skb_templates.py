@@ -12,6 +12,7 @@ from grasp_agent.evaluation.skb_questions import Requirement, split_of, unique_n
 from grasp_agent.evaluation.skb_templates import (
     FAMILIES,
     AnchorText,
+    Lookup,
     Step,
     Template,
     plural,
@@ -19,6 +20,7 @@ from grasp_agent.evaluation.skb_templates import (
     relation_words,
     schema_steps,
     schema_templates,
+    word_lookup,
     word_question,
 )
 from grasp_agent.skb.schema import NodeType, RelationType, SkbSchema
@@ -116,6 +118,22 @@ def test_a_question_uses_the_target_types_words() -> None:
     }
     assert any("Which films" in t for t in texts) and any("Which movies" in t for t in texts)
     assert all("that Ada Lee directed" in t for t in texts)
+
+
+def test_a_lookup_quotes_the_nodes_own_passage_in_every_family_with_its_types_words() -> None:
+    schema = _schema()
+    lookup = Lookup("Film")
+    assert (lookup.name, lookup.hops, lookup.target) == ("Film=described", 0, "Film")
+    passage = "A heist in a casino goes wrong on the night of the storm"
+    seen_words = set()
+    for seed in range(12):
+        for family in FAMILIES:
+            text = word_lookup(lookup, passage, family, schema, random.Random(seed))
+            assert passage.lower() in text.lower(), (family, text)
+            if family == "lower":
+                assert text == text.lower()
+            seen_words |= {word for word in ("film", "movie") if word in text.lower()}
+    assert seen_words == {"film", "movie"}  # the label and the schema's alias
 
 
 def test_unique_names_drop_names_shared_across_types_and_odd_lengths() -> None:
