@@ -35,6 +35,30 @@ class AnswerTypePrior(BaseModel):
         default_factory=dict, description="anchor type -> answer type -> questions with such an anchor"
     )
 
+    def knows(self, anchor_types: Sequence[str]) -> bool:
+        """Whether training questions had anchors of any of these types (else `choose` says only what questions
+        asked for overall)."""
+        return any(label in self.by_anchor_type for label in anchor_types)
+
+    def share(self, anchor_types: Sequence[str], candidates: Sequence[str]) -> float:
+        """The (add-one smoothed) probability of `choose`'s type given the anchors' types, over `candidates`;
+        0.0 when no anchor type was counted. Pure."""
+        known = [label for label in anchor_types if label in self.by_anchor_type]
+        if not known or not candidates:
+            return 0.0
+        logs = [
+            sum(
+                math.log(
+                    (self.by_anchor_type[anchor].get(label, 0) + 1)
+                    / (sum(self.by_anchor_type[anchor].values()) + len(candidates))
+                )
+                for anchor in known
+            )
+            for label in candidates
+        ]
+        top = max(logs)
+        return 1.0 / sum(math.exp(value - top) for value in logs)
+
     def choose(self, anchor_types: Sequence[str], candidates: Sequence[str]) -> str | None:
         """The most likely answer type among `candidates` given the anchors' types; None without counts."""
         if not self.overall:

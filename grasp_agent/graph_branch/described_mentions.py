@@ -8,9 +8,7 @@ relative pronouns; each clause loses the words that frame it ("the abnormality d
 a clause that an anchor mention already covers is named, not described, and is skipped. The rest are embedded
 with the document encoder and linked against every type's doc index in one round trip; a clause whose best
 document cosine reaches `min_score` becomes an anchor mention in doc mode, typed by that document's label, and
-the name mentions inside it are dropped (they are words of the description, not entities of the question);
-unless that document is the one of a name mention inside the clause and little else is said, when the clause
-merely names it (`names_its_own_document`).
+the name mentions inside it are dropped (they are words of the description, not entities of the question).
 """
 
 from __future__ import annotations
@@ -197,26 +195,6 @@ def describes_one(
     return named_share(clause, foreign, frame) < FOREIGN_SHARE
 
 
-def names_its_own_document(
-    question: str,
-    clause: Clause,
-    document_name: str,
-    mentions: Sequence[Mention],
-    frame: frozenset[str] = FRAME_WORDS,
-) -> bool:
-    """Whether the clause merely names an entity among a few other words: the node whose document is closest to
-    it is one an anchor mention inside the clause names, and without that name fewer than MIN_CONTENT_WORDS
-    content words remain ("what do people pay with in Japan": nearest Japan's document because it says "Japan";
-    "people pay" describes nothing). The name mention then stays. A long definition that happens to contain its
-    parent's name ("a type of keratitis characterized by inflammation in pinpoint areas ...") still describes."""
-    name = document_name.strip().lower()
-    naming = [m.text for m in mentions if m.text.strip().lower() == name and _inside(question, m, clause)]
-    if not naming:
-        return False
-    named = {w for text in naming for w in _content_words(text, frame)}
-    return sum(w not in named for w in _content_words(clause.text, frame)) < MIN_CONTENT_WORDS
-
-
 class DescribedMentionFinder:
     """Adds doc-mode anchor mentions for the clauses of a question that describe an entity without naming it."""
 
@@ -254,7 +232,6 @@ class DescribedMentionFinder:
                 best is not None
                 and best.score >= self._min_score
                 and describes_one(question, clause, best.label, mentions, self._frame)
-                and not names_its_own_document(question, clause, best.name, mentions, self._frame)
             ):
                 scored.append((best.score, clause, best.label))
         chosen: list[tuple[Clause, str]] = []

@@ -2,14 +2,15 @@
 
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link;
 - target: the type the question asks for ("which diseases ..."); else, for "which kind of X", X's type; else the
-  type the question's words lead to along the schema's relations from its anchors when one clearly leads ("what
-  do people pay with in X": `route_reading`), else the type training questions with such anchors asked for
-  (`answer_types`), else the most populous type;
+  type most training questions with such anchors asked for (`answer_types`), else the type the question's words
+  lead to along the schema's relations from its anchors when one clearly leads ("what do people pay with in X":
+  `route_reading`), else the prior's best guess, else the most populous type;
 - hops: per anchor, the shortest schema meta-path to the target type; among parallel relations a negation
   next to the mention ("... but no seizures", "... while X is excluded") picks the negative one; words asking
   for the mention's hierarchy ("subtypes of X", "parent terms of X") add a directed hop down (or up) its type's
-  self-relation first (`Routes`
-  swaps these two choices for others: the Path-Bank planner's come from similar training questions);
+  self-relation first, and so do words that use the name of one of its type's self-relations on the way to
+  another type ("languages of the countries bordering X") (`Routes` swaps these choices for others: the
+  Path-Bank planner's come from similar training questions);
 - relevance_text: the question minus anchor mentions, kept only when content words remain (with the name
   dictionary's vocabulary: a word the SKB's names use);
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
@@ -49,6 +50,7 @@ from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.context import SkbContext
 
 MIN_ANCHOR_SCORE = 0.9
+MAJORITY = 0.5  # a base rate of training questions decides the asked type only when one type has most of them
 CONFIDENT_SCORE = 0.95  # name links only: a described entity (doc mode) never makes a plan low-risk
 NEGATION_WINDOW = 3  # words on either side of a mention that can negate it
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -109,9 +111,9 @@ class Routes(Protocol):
 
 class SchemaRoutes:
     """The shortest schema meta-path (negation picks among parallel relations); as target when the question names
-    none, the type the question's words lead to along the schema's relations when one clearly leads
-    (`route_reader`), else what training questions with such anchors asked for (`answer_types`), else the most
-    populous type."""
+    none, what most training questions with such anchors asked for (`answer_types`), else the type the
+    question's words lead to along the schema's relations when one clearly leads (`route_reader`), else the
+    prior's best guess, else the most populous type."""
 
     def __init__(
         self,
@@ -125,18 +127,24 @@ class SchemaRoutes:
         self.relation_words = RelationWords.of(context.schema)
 
     def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
-        # the question's own words first (the schema's routes read against them), when one type clearly leads;
-        # then what training questions with such anchors asked for, a base rate; then the most populous type
-        learned = (
-            self._answer_types.choose(anchor_labels, list(self._context.label_counts))
-            if self._answer_types is not None
-            else None
-        )
+        # what training questions with such anchors mostly asked for (kept by `train all` only when it reads the
+        # SKB's valid questions better than the routes alone); else the schema's routes read against the
+        # question's words, when one type clearly leads; else the prior's best guess; else the most populous type
+        prior = self._answer_types
+        learned = prior.choose(anchor_labels, list(self._context.label_counts)) if prior is not None else None
         return (
-            self.read_target(anchor_labels, frame)
+            (learned if self.learned_for(anchor_labels) else None)
+            or self.read_target(anchor_labels, frame)
             or learned
             or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
         )
+
+    def learned_for(self, anchor_labels: Sequence[str]) -> bool:
+        """Whether what training questions with anchors of these types asked for decides: a majority of them
+        asked for one type (smoothed share at least MAJORITY). A spread base rate (questions generated evenly over
+        a schema's templates ask for every type reachable from an anchor) says less than the question's words."""
+        prior = self._answer_types
+        return prior is not None and prior.share(anchor_labels, self._context.labels) >= MAJORITY
 
     @property
     def route_reader(self) -> RouteReader | None:
@@ -152,7 +160,9 @@ class SchemaRoutes:
         counts = self._context.pattern_counts
         step = hierarchy_step(anchor_label, counts, cue) if cue else None
         if step is None:
-            return shortest_meta_path(anchor_label, target_label, counts, context_words, self.relation_words)
+            path = shortest_meta_path(anchor_label, target_label, counts, context_words, self.relation_words)
+            loop = self._named_self_relation(anchor_label, target_label, context_words)
+            return [loop, *path] if loop is not None and path else path
         # "subtypes of X": down X's hierarchy first (directed), then on to the target as usual
         rest = (
             []
@@ -163,6 +173,23 @@ class SchemaRoutes:
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         return len(path) <= 2
+
+    def _named_self_relation(self, anchor_label: str, target_label: str, context_words: str) -> SchemaHop | None:
+        """The one relation of the anchor's type with itself whose *name* the words around the mention use
+        ("languages of the countries bordering X": BORDERS), walked first on the way to another type; None when
+        none or several are named. Names only: a description's words ("the two countries share a land border")
+        are too common to decide a hop."""
+        if target_label == anchor_label:
+            return None  # the shortest path is that relation already
+        words = stems(context_words)
+        named = sorted(
+            {
+                relation
+                for (a, relation, b) in self._context.pattern_counts
+                if a == b == anchor_label and self.relation_words.names.get(relation, frozenset()) & words
+            }
+        )
+        return SchemaHop(anchor_label, named[0], anchor_label) if len(named) == 1 else None
 
 
 class HeuristicPlanner:
@@ -218,6 +245,8 @@ class HeuristicPlanner:
         shown = ", ".join(f"{label} {score:.2f}" for label, score in sorted(scores.items(), key=lambda i: -i[1]))
         led = leading_type(scores, reader.margin)
         verdict = f"{led} leads by {reader.margin:g} or more" if led else f"none leads by {reader.margin:g}"
+        if self._routes.learned_for(labels):
+            verdict += "; not used: training questions with such anchors decide"
         return [f"asked type read from the words along the schema's relations: {shown} ({verdict})"]
 
     def relation_notes(self, question: str, plan: Plan) -> list[str]:

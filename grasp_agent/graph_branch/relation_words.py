@@ -27,13 +27,16 @@ STEM_CHARS = 6  # stems compared on their first characters: "produced" / "produc
 NAME_WEIGHT = 2.0
 
 
-def stem(word: str) -> str:
-    """A crude stem: one common suffix off (keeping 3 letters), then the first STEM_CHARS characters."""
+def _strip(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:STEM_CHARS]
+            return word[: -len(suffix)]
+    return word
+
+
+def stem(word: str) -> str:
+    """A crude stem: one common suffix off (keeping 3 letters), then the first STEM_CHARS characters."""
+    return _strip(word)[:STEM_CHARS]
 
 
 def spaced_name(name: str) -> str:
@@ -41,9 +44,18 @@ def spaced_name(name: str) -> str:
     return " ".join(_CAPITALS.sub(" ", name).replace("_", " ").lower().split())
 
 
+def stem_forms(word: str) -> frozenset[str]:
+    """The word's stem, and the stem with a second suffix off: one suffix off cuts "borders" to "bord" but
+    "bordering" to "border"; the second cut joins them."""
+    once = _strip(word)
+    return frozenset({once[:STEM_CHARS], _strip(once)[:STEM_CHARS]})
+
+
 def stems(text: str) -> frozenset[str]:
     """The stems of a text's words, function words left out ("actedIn", "ACTED_IN" and "acted in" alike)."""
-    return frozenset(stem(word) for word in _WORD.findall(spaced_name(text)) if word not in _FUNCTION)
+    return frozenset(
+        form for word in _WORD.findall(spaced_name(text)) if word not in _FUNCTION for form in stem_forms(word)
+    )
 
 
 @dataclass(frozen=True)

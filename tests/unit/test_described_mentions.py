@@ -10,7 +10,6 @@ from grasp_agent.graph_branch.described_mentions import (
     clause_frame,
     describes_one,
     named_share,
-    names_its_own_document,
 )
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
@@ -134,22 +133,3 @@ def test_a_clause_that_cuts_a_name_at_its_comma_describes_nothing() -> None:
     cut = Clause(start, question.index(","), question[start : question.index(",")])
     assert not describes_one(question, cut, "Disease", [Mention(text=name, types=("Disease",))])
     assert describes_one(question, cut, "Disease", [Mention(text="X", types=("Phenotype",))])
-
-
-def _clause(question: str, text: str) -> Clause:
-    start = question.index(text)
-    return Clause(start, start + len(text), text)
-
-
-def test_a_clause_nearest_the_document_of_a_name_it_contains_names_that_entity() -> None:
-    question = "What do people pay with in Japan?"
-    clause = _clause(question, "people pay with in Japan")
-    japan = [Mention(text="Japan", types=("Country",))]
-    assert names_its_own_document(question, clause, "Japan", japan)
-    assert not names_its_own_document(question, clause, "Tokyo", japan)  # nearest another node: a description
-    assert not names_its_own_document(question, clause, "Japan", [])  # no name mention to keep
-    # a long definition that contains its parent's name still describes (the subtype)
-    question = 'the phenotype defined as "a type of keratitis characterized by inflammation in pinpoint areas"'
-    definition = _clause(question, "a type of keratitis characterized by inflammation in pinpoint areas")
-    keratitis = [Mention(text="keratitis", types=("Phenotype",))]
-    assert not names_its_own_document(question, definition, "Keratitis", keratitis)

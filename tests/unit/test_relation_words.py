@@ -7,7 +7,7 @@ import pytest
 
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
-from grasp_agent.graph_branch.relation_words import RelationWords, stem, stems
+from grasp_agent.graph_branch.relation_words import RelationWords, stem, stem_forms, stems
 from grasp_agent.graph_branch.schema_paths import SchemaHop, shortest_meta_path
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import SkbSchema
@@ -191,3 +191,44 @@ def test_a_described_entity_of_the_asked_type_is_the_answer_unless_a_relation_is
         f'Which countries border the country described as "{passage}"?', table
     )
     assert [hop.relation for hop in neighbours.hops] == ["BORDERS"]
+
+
+def test_a_second_suffix_joins_word_forms_one_cut_leaves_apart() -> None:
+    assert stem("borders") == "bord" and stem("bordering") == "border"  # one cut each: apart
+    assert stem_forms("borders") & stem_forms("bordering") == {"bord"}
+    assert stems("BORDERS") & stems("the countries bordering X")
+
+
+GEO = SkbSchema.model_validate(
+    {
+        "name": "geo",
+        "node_types": [{"label": "Country"}, {"label": "Language"}, {"label": "Region"}],
+        "relation_types": [
+            {"type": "BORDERS", "pairs": [{"source": "Country", "target": "Country"}]},
+            {"type": "HAS_LANGUAGE", "pairs": [{"source": "Country", "target": "Language"}]},
+            {"type": "PART_OF", "pairs": [{"source": "Region", "target": "Region"}]},
+            {"type": "IN_REGION", "pairs": [{"source": "Country", "target": "Region"}]},
+        ],
+    }
+)
+GEO_CONTEXT = SkbContext(
+    schema=GEO,
+    pattern_counts={
+        ("Country", "BORDERS", "Country"): 600,
+        ("Country", "HAS_LANGUAGE", "Language"): 700,
+        ("Region", "PART_OF", "Region"): 20,
+        ("Country", "IN_REGION", "Region"): 250,
+    },
+    label_counts={"Country": 250, "Language": 500, "Region": 30},
+)
+
+
+def test_a_self_relation_the_words_name_is_walked_first_on_the_way_to_another_type() -> None:
+    table = EntityTable((_row("Kenya", "Country", 1.0),))
+    planner = HeuristicPlanner(GEO_CONTEXT)
+    neighbours = planner.build("Which languages are spoken in the countries bordering Kenya?", table)
+    assert [hop.relation for hop in neighbours.hops] == ["BORDERS", "HAS_LANGUAGE"]
+    own = planner.build("Which languages are spoken in Kenya?", table)
+    assert [hop.relation for hop in own.hops] == ["HAS_LANGUAGE"]
+    # to its own type the self-relation is the path already: one hop, not two
+    assert [hop.relation for hop in planner.build("Which countries border Kenya?", table).hops] == ["BORDERS"]
