@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from statistics import fmean
+from typing import TypeVar
 
 from grasp_agent.fusion.policies import dynamic_fusion, static_fusion
 from grasp_agent.fusion.rrf import RRF_K, FusionError, check_k, rerank_fusion
@@ -29,6 +30,7 @@ from grasp_agent.fusion.tables import DynamicFusionTables, branches_agree, bucke
 from grasp_agent.ranking import RankingQuality, Risk, ranking_quality, reciprocal_rank
 
 Metric = Callable[[Sequence[Hashable], set[Hashable]], float]
+Level = TypeVar("Level", Risk, bool)
 DEFAULT_GRID: tuple[float, ...] = tuple(step / 20 for step in range(21))  # 0.0, 0.05, ..., 1.0
 # A bucket or level fitted on fewer valid questions keeps its prior: on 41 generated geo questions, weights fitted
 # on buckets of 5 and 1 questions (0.1 and 0.0) ranked the train and test splits below the untouched priors.
@@ -142,6 +144,42 @@ def _fit_buckets(
     return tuple(choices)
 
 
+def _fit_levels(
+    usable: Sequence[FusionExample],
+    grid: tuple[float, ...],
+    levels: Sequence[Level],
+    level_of: Callable[[FusionExample], Level],
+    prior_of: Callable[[Level], float],
+    weight_of: Callable[[FusionExample, float], float],
+    k: float,
+    metric: Metric,
+    min_examples: int,
+) -> dict[Level, GridChoice]:
+    """Per level (a risk, an agreement), the multiplier m from `grid` best on that level's questions, where
+    `weight_of(example, m)` is the graph weight with every other table value held; the prior below
+    `min_examples` questions."""
+    choices: dict[Level, GridChoice] = {}
+    for level in levels:
+        at_level: list[FusionExample] = [example for example in usable if level_of(example) == level]
+        if len(at_level) < min_examples:
+            choices[level] = GridChoice(prior_of(level), None, len(at_level))
+            continue
+
+        def objective(m: float, members: list[FusionExample] = at_level) -> float:
+            return _mean_metric(members, lambda ex: _clip(weight_of(ex, m)), k, metric)
+
+        choices[level] = _choose(grid, objective, len(at_level))
+    return choices
+
+
+def _agreed(example: FusionExample) -> bool:
+    return branches_agree(example.graph, example.text)
+
+
+def _agreement(tables: DynamicFusionTables, example: FusionExample) -> float:
+    return tables.m_agree.of(_agreed(example))
+
+
 def _fit_risks(
     usable: Sequence[FusionExample],
     grid: tuple[float, ...],
@@ -149,27 +187,17 @@ def _fit_risks(
     metric: Metric,
     min_examples: int,
 ) -> dict[Risk, GridChoice]:
-    choices = {}
-    for risk in Risk:
-        members = [example for example in usable if example.risk is risk]
-        if len(members) < min_examples:
-            choices[risk] = GridChoice(tables.m_risk.of(risk), None, len(members))
-            continue
-
-        def objective(m: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(
-                members,
-                lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * m * _agreement(tables, ex)),
-                tables.k,
-                metric,
-            )
-
-        choices[risk] = _choose(grid, objective, len(members))
-    return choices
-
-
-def _agreement(tables: DynamicFusionTables, example: FusionExample) -> float:
-    return tables.m_agree.of(branches_agree(example.graph, example.text))
+    return _fit_levels(
+        usable,
+        grid,
+        list(Risk),
+        lambda ex: ex.risk,
+        tables.m_risk.of,
+        lambda ex, m: tables.w_bucket[bucket_of(ex.n_cand)] * m * _agreement(tables, ex),
+        tables.k,
+        metric,
+        min_examples,
+    )
 
 
 def _fit_agreement(
@@ -179,23 +207,17 @@ def _fit_agreement(
     metric: Metric,
     min_examples: int,
 ) -> dict[bool, GridChoice]:
-    choices = {}
-    for agreed in (True, False):
-        members = [example for example in usable if branches_agree(example.graph, example.text) is agreed]
-        if len(members) < min_examples:
-            choices[agreed] = GridChoice(tables.m_agree.of(agreed), None, len(members))
-            continue
-
-        def objective(m: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(
-                members,
-                lambda ex: _clip(tables.w_bucket[bucket_of(ex.n_cand)] * tables.m_risk.of(ex.risk) * m),
-                tables.k,
-                metric,
-            )
-
-        choices[agreed] = _choose(grid, objective, len(members))
-    return choices
+    return _fit_levels(
+        usable,
+        grid,
+        (True, False),
+        _agreed,
+        tables.m_agree.of,
+        lambda ex, m: tables.w_bucket[bucket_of(ex.n_cand)] * tables.m_risk.of(ex.risk) * m,
+        tables.k,
+        metric,
+        min_examples,
+    )
 
 
 def fit_dynamic(
