@@ -1,0 +1,161 @@
+"""The any-SKB path on a small SKB of another domain, generated here (a library: authors, books, genres,
+publishers, cities), loaded through the generic loader: `grasp bench build`'s questions have exact answers
+(checked against the edge list in Python), lookups among them; `grasp train all` runs its stages on them; and
+the route reader picks the asked type of a question that names none from this schema's own words."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from grasp_agent.config import Settings
+from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.evaluation.query_sets import EvalQuery
+from grasp_agent.evaluation.skb_questions import SkbGraph, generate_skb_questions
+from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.skb.context import read_skb_context
+from grasp_agent.skb.generic import GenericSource
+from grasp_agent.skb.loader import LoadOptions, load_skb
+from grasp_agent.training.train_all import train_everything
+from tests.conftest import reset_database
+from tests.neo4j.test_skb_questions import _legs, _reached
+from tests.neo4j.test_train_all import _private
+
+SCHEMA = {
+    "name": "library",
+    "description": "A small generated library: who wrote which book, its genre, publisher and the authors' birthplaces.",
+    "node_types": [
+        {"label": "Author", "text_fields": ["bio"], "aliases": ["writer", "novelist"], "description": "A writer"},
+        {"label": "Book", "text_fields": ["summary"], "aliases": ["novel", "title"], "description": "A book"},
+        {"label": "Genre", "aliases": ["category"], "description": "A literary genre"},
+        {"label": "Publisher", "aliases": ["press", "imprint"], "description": "A publishing house"},
+        {"label": "City", "aliases": ["town"], "description": "A city"},
+    ],
+    "relation_types": [
+        {
+            "type": "WROTE",
+            "pairs": [{"source": "Author", "target": "Book"}],
+            "description": "the author wrote the book",
+        },
+        {"type": "IN_GENRE", "pairs": [{"source": "Book", "target": "Genre"}], "description": "the book's genre"},
+        {
+            "type": "PUBLISHED_BY",
+            "pairs": [{"source": "Book", "target": "Publisher"}],
+            "description": "the publisher printed and sold the book",
+        },
+        {
+            "type": "BORN_IN",
+            "pairs": [{"source": "Author", "target": "City"}],
+            "description": "the author was born in the city",
+        },
+    ],
+}
+FIRST = "Ada Bram Cleo Dario Elin Farid Greta Hugo Ines Jonas".split()
+LAST = "Quill Marsh Okafor Lindqvist Tanaka Ferreira".split()
+ADJECTIVES = "Silent Amber Hollow Distant Broken Velvet Northern Hidden".split()
+NOUNS = "Harbour Orchard Lantern Meridian Archive Garden Tide Compass".split()
+THEMES = "a lighthouse keeper, two rival chefs, a lost violin, an old ferry, a mapmaker's daughter".split(", ")
+CITIES = "Lisbon Tromso Kyoto Lagos Quito Tallinn".split()
+GENRES = "Mystery Romance Fantasy Memoir".split()
+PUBLISHERS = "Kestrel Press|Blue Heron Books|Marlowe House".split("|")
+
+
+def _library(seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, str]]]:
+    rng = random.Random(seed)
+    nodes: list[dict[str, object]] = [{"id": f"c{i}", "type": "City", "name": name} for i, name in enumerate(CITIES)]
+    nodes += [{"id": f"g{i}", "type": "Genre", "name": name} for i, name in enumerate(GENRES)]
+    nodes += [{"id": f"p{i}", "type": "Publisher", "name": name} for i, name in enumerate(PUBLISHERS)]
+    edges: list[dict[str, str]] = []
+    authors = [f"{first} {last}" for first in FIRST for last in LAST][:30]
+    for i, name in enumerate(authors):
+        nodes.append(
+            {"id": f"a{i}", "type": "Author", "name": name, "bio": f"A writer of {rng.choice(GENRES).lower()}"}
+        )
+        edges.append({"source": f"a{i}", "type": "BORN_IN", "target": f"c{rng.randrange(len(CITIES))}"})
+    titles = [f"The {adjective} {noun}" for adjective in ADJECTIVES for noun in NOUNS]
+    rng.shuffle(titles)
+    for i, title in enumerate(titles[:60]):
+        theme, city = rng.choice(THEMES), rng.choice(CITIES)
+        summary = f"A story of {theme} in {city}, told over {i + 2} winters. It was a success."
+        nodes.append({"id": f"b{i}", "type": "Book", "name": title, "summary": summary})
+        edges.append({"source": f"a{rng.randrange(len(authors))}", "type": "WROTE", "target": f"b{i}"})
+        edges.append({"source": f"b{i}", "type": "IN_GENRE", "target": f"g{rng.randrange(len(GENRES))}"})
+        edges.append({"source": f"b{i}", "type": "PUBLISHED_BY", "target": f"p{rng.randrange(len(PUBLISHERS))}"})
+    return nodes, edges
+
+
+@pytest.fixture(scope="module")
+def library(
+    driver: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[dict[str, object]], list[dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("library")
+    nodes, edges = _library()
+    (folder / "schema.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    (folder / "nodes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in nodes), encoding="utf-8")
+    (folder / "edges.jsonl").write_text("".join(json.dumps(e) + "\n" for e in edges), encoding="utf-8")
+    reset_database(driver)
+    source = GenericSource(folder / "schema.json", folder / "nodes.jsonl", folder / "edges.jsonl")
+    load_skb(driver, test_settings.neo4j_database, source, embedder, LoadOptions(progress=False))
+    return nodes, edges
+
+
+@pytest.fixture(scope="module")
+def questions(library: object, driver: Driver, test_settings: Settings) -> list[EvalQuery]:
+    context = read_skb_context(driver, test_settings.neo4j_database)
+    return generate_skb_questions(SkbGraph(driver, test_settings.neo4j_database), context, 80, seed=2)
+
+
+def test_generated_questions_of_another_domain_have_exact_answers(
+    library: tuple[list[dict[str, object]], list[dict[str, str]]], questions: list[EvalQuery]
+) -> None:
+    nodes, edges = library
+    labels = {str(n["id"]): str(n["type"]) for n in nodes}
+    walk: dict[tuple[str, str, bool], set[str]] = defaultdict(set)
+    for edge in edges:
+        walk[edge["source"], edge["type"], True].add(edge["target"])
+        walk[edge["target"], edge["type"], False].add(edge["source"])
+    assert len(questions) >= 30 and {q.split for q in questions} == {"train", "valid", "test"}
+    chains = [q for q in questions if q.hops]
+    for query in chains:
+        assert query.template is not None
+        legs = _legs(query.template)
+        reached = [_reached(walk, labels, a, leg) for a, leg in zip(query.topic_ids, legs, strict=True)]
+        assert set(query.answer_ids) == set.intersection(*reached), query.text
+    lookups = [q for q in questions if q.hops == 0]
+    assert lookups and all(q.template in ("Author=described", "Book=described") for q in lookups)
+    summaries = {str(n["id"]): str(n.get("summary") or n.get("bio") or "") for n in nodes}
+    for query in lookups:
+        (answer,) = query.answer_ids
+        assert summaries[answer].split(". ")[0].lower() in query.text.lower()
+
+
+def test_train_all_runs_every_stage_on_the_generated_skb(
+    library: object, test_settings: Settings, tmp_path: Path
+) -> None:
+    settings = _private(test_settings, tmp_path)
+    outcome = train_everything(settings, None, count=60, seed=3, budget_s=600, skip=["path bank"])
+    assert outcome.generated and outcome.skb == "library"
+    by_name = {stage.stage: stage for stage in outcome.stages}
+    assert by_name["path bank"].note == "skipped: --skip"
+    for name in ("field weights", "answer types", "asked type", "fusion"):
+        stage = by_name[name]
+        assert not stage.note.startswith("skipped") and stage.before is not None and stage.after is not None, stage
+    assert (tmp_path / ".grasp" / "fusion" / "library.json").is_file() == by_name["fusion"].kept
+
+
+def test_the_route_reader_reads_this_schemas_words(
+    library: object, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    branch = GraphBranch.build(driver, test_settings, embedder)
+    born = branch.run("Where was Ada Quill born?")
+    assert born.planning.plan is not None and born.planning.plan.target.type == "City"
+    assert [hop.relation for hop in born.planning.plan.hops] == ["BORN_IN"]
+    assert any("asked type read from the words" in note for note in born.planning.notes)
+    off = GraphBranch.build(driver, test_settings.model_copy(update={"route_reading": False}), embedder)
+    plan = off.run("Where was Ada Quill born?").planning.plan
+    assert plan is not None and plan.target.type == "Book"  # without the reader: the most populous type
