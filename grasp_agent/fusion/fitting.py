@@ -30,7 +30,7 @@ from grasp_agent.fusion.tables import DynamicFusionTables, branches_agree, bucke
 from grasp_agent.ranking import RankingQuality, Risk, ranking_quality, reciprocal_rank
 
 Metric = Callable[[Sequence[Hashable], set[Hashable]], float]
-Level = TypeVar("Level", Risk, bool)
+Level = TypeVar("Level", int, Risk, bool)
 DEFAULT_GRID: tuple[float, ...] = tuple(step / 20 for step in range(21))  # 0.0, 0.05, ..., 1.0
 # A bucket or level fitted on fewer valid questions keeps its prior: on 41 generated geo questions, weights fitted
 # on buckets of 5 and 1 questions (0.1 and 0.0) ranked the train and test splits below the untouched priors.
@@ -128,20 +128,19 @@ def _fit_buckets(
     metric: Metric,
     min_examples: int,
 ) -> tuple[GridChoice, ...]:
-    choices = []
-    for bucket, prior_weight in enumerate(prior.w_bucket):
-        members = [example for example in usable if bucket_of(example.n_cand) == bucket]
-        if len(members) < min_examples:
-            choices.append(GridChoice(prior_weight, None, len(members)))
-            continue
-
-        def objective(w: float, members: list[FusionExample] = members) -> float:
-            return _mean_metric(
-                members, lambda ex: _clip(w * prior.m_risk.of(ex.risk) * _agreement(prior, ex)), prior.k, metric
-            )
-
-        choices.append(_choose(grid, objective, len(members)))
-    return tuple(choices)
+    buckets = range(len(prior.w_bucket))
+    choices = _fit_levels(
+        usable,
+        grid,
+        buckets,
+        lambda ex: bucket_of(ex.n_cand),
+        lambda bucket: prior.w_bucket[bucket],
+        lambda ex, w: w * prior.m_risk.of(ex.risk) * _agreement(prior, ex),
+        prior.k,
+        metric,
+        min_examples,
+    )
+    return tuple(choices[bucket] for bucket in buckets)
 
 
 def _fit_levels(
@@ -155,8 +154,8 @@ def _fit_levels(
     metric: Metric,
     min_examples: int,
 ) -> dict[Level, GridChoice]:
-    """Per level (a risk, an agreement), the multiplier m from `grid` best on that level's questions, where
-    `weight_of(example, m)` is the graph weight with every other table value held; the prior below
+    """Per level (an n_cand bucket, a risk, an agreement), the value m from `grid` best on that level's questions,
+    where `weight_of(example, m)` is the graph weight with every other table value held; the prior below
     `min_examples` questions."""
     choices: dict[Level, GridChoice] = {}
     for level in levels:
