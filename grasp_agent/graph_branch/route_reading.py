@@ -93,6 +93,9 @@ class RouteReader:
     margin: float = DEFAULT_MARGIN
     _cards: tuple[RouteCard, ...] | None = field(default=None, init=False, repr=False)
     _vectors: np.ndarray | None = field(default=None, init=False, repr=False)  # names then descriptions
+    # the last frame read and its card similarities: one plan asks about the same frame for its target, the
+    # asked-type model's evidence and its note
+    _last: tuple[str, np.ndarray] | None = field(default=None, init=False, repr=False)
 
     @property
     def cards(self) -> tuple[RouteCard, ...]:
@@ -110,12 +113,17 @@ class RouteReader:
         """Per type reachable from the anchors in one step, how well the question's words read as going there."""
         if not frame.strip() or not anchor_labels or not self.cards:
             return {}
-        vectors = self._card_vectors()
-        query = self.embedder.embed_texts([frame])[0]
-        similarity = vectors @ query
+        similarity = self._similarity(frame)
         half = len(self.cards)
         card_scores = [float(a + b) for a, b in zip(similarity[:half], similarity[half:], strict=True)]
         return type_scores(self.cards, card_scores, anchor_labels)
+
+    def _similarity(self, frame: str) -> np.ndarray:
+        last = self._last  # read once: concurrent searches share the planner, and a tuple swaps whole
+        if last is None or last[0] != frame:
+            last = (frame, self._card_vectors() @ self.embedder.embed_texts([frame])[0])
+            self._last = last
+        return last[1]
 
     def target(self, frame: str, anchor_labels: Sequence[str]) -> str | None:
         """The type the question's words lead to from its anchors, or None when no type clearly leads."""

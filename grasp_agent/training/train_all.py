@@ -93,6 +93,10 @@ class TrainAll:
         self._say = say
         self._tables: list[tuple[EvalQuery, EntityTable]] | None = None
         self._labels: dict[str, str] | None = None
+        # the reader a search's planner gets (its cards are embedded on first use, once for every stage)
+        self._route_reader = (
+            RouteReader(context.schema, list(context.pattern_counts), embedder) if settings.route_reading else None
+        )
 
     @property
     def _database(self) -> str:
@@ -160,12 +164,7 @@ class TrainAll:
 
     def _planner(self, prior: AnswerTypePrior | None) -> HeuristicPlanner:
         """The heuristic planner as a search builds it (the route reader as the settings say), with `prior`."""
-        reader = (
-            RouteReader(self._context.schema, list(self._context.pattern_counts), self._embedder)
-            if self._settings.route_reading
-            else None
-        )
-        return HeuristicPlanner(self._context, answer_types=prior, route_reader=reader)
+        return HeuristicPlanner(self._context, answer_types=prior, route_reader=self._route_reader)
 
     def _planned_accuracy(self, planner: HeuristicPlanner) -> float:
         """How often `planner` asks for the type of the valid questions' answers."""
