@@ -141,3 +141,10 @@ RETURN n.id AS id, n.name AS name, n.doc AS doc, n.doc_hash AS doc_hash, n.name_
        n.doc_embedding AS doc_vector
 ORDER BY n.id
 LIMIT $limit;
+
+// name: property_sample
+// The first $sample nodes of a type by id (deterministic), each as its $fields' values in order: which of them
+// hold quantities a plan can rank by (grasp_agent.skb.quantities).
+MATCH (n:{{label}})
+WITH n ORDER BY n.id LIMIT $sample
+RETURN [field IN $fields | n[field]] AS values;

@@ -6,8 +6,9 @@ read from the graph along the template's walk (the anchor itself never counts). 
 only pairs where each anchor narrows the other (the intersection is smaller than either leg's answers), the
 hard conjunctions a reader must not drop. Per type with text fields, lookups: a node described by the first
 sentence of its own text, kept only when no other node of its type has that sentence (so the answer is exact)
-and the sentence does not give its name away. Splits are by requirement, so every wording of one requirement
-lands in one split. Deterministic by seed for a given graph.
+and the sentence does not give its name away. Per one-hop walk onto a type with quantities, superlatives: the
+one target with the largest (smallest) value, kept only without a tie. Splits are by requirement, so every
+wording of one requirement lands in one split. Deterministic by seed for a given graph.
 """
 
 from __future__ import annotations
@@ -28,12 +29,16 @@ from grasp_agent.evaluation.skb_templates import (
     AnchorText,
     Lookup,
     Step,
+    Superlative,
     Template,
     schema_templates,
+    superlative_templates,
     word_lookup,
     word_question,
+    word_superlative,
 )
 from grasp_agent.skb.context import SkbContext
+from grasp_agent.skb.quantities import quantity
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +52,7 @@ _TRIES_PER_QUESTION = 12  # anchors examined per question wanted, before a templ
 class Requirement:
     """What one question asks: a template, its anchors (one per leg) and the exact answers."""
 
-    template: Template
+    template: Template | Superlative
     anchor_ids: tuple[str, ...]
     answers: tuple[str, ...]
 
@@ -104,6 +109,22 @@ class SkbGraph:
             str(row["id"]): [str(a) for a in _items(row["answers"])]
             for row in self._rows(statement, ids=list(ids), cap=cap)
         }
+
+    def leg_quantities(
+        self, step: Step, ids: Sequence[str], prop: str, cap: int
+    ) -> dict[str, list[tuple[str, object]]]:
+        """Up to `cap` distinct (answer, value of `prop`) of each anchor one step away (the anchor excluded)."""
+        fill_identifiers("{{property}}", property=prop)  # checked, though it travels as a parameter below
+        pattern, identifiers = _walk((step,))
+        statement = fill_identifiers(
+            "UNWIND $ids AS node_id MATCH (a:{{anchor}} {id: node_id}) "
+            f"RETURN node_id AS id, COLLECT {{ MATCH (a){pattern} WHERE t <> a "
+            "WITH DISTINCT t RETURN [t.id, t[$property]] AS pair ORDER BY pair[0] LIMIT $cap } AS pairs",
+            anchor=step.source,
+            **identifiers,
+        )
+        rows = self._rows(statement, ids=list(ids), cap=cap, property=prop)
+        return {str(row["id"]): [(str(p[0]), p[1]) for p in _items(row["pairs"])] for row in rows}  # type: ignore[index]
 
     def partners(
         self, first: Step, second: Step, answers: Sequence[str], limit: int
@@ -191,9 +212,10 @@ def generate_skb_questions(
     names = unique_names(all_names)
     pools = {label: sorted(ids) for label, ids in names.items()}
     described = [Lookup(t.label) for t in context.schema.node_types if t.text_fields and all_names.get(t.label)]
-    per_template = max(1, count // (len(templates) + len(described)))
+    superlatives = superlative_templates(context.pattern_counts, context.quantity_properties)
+    per_template = max(1, count // (len(templates) + len(described) + len(superlatives)))
     questions: list[EvalQuery] = []
-    steps = len(templates) + len(described)
+    steps = len(templates) + len(described) + len(superlatives)
     for done, template in enumerate(templates):
         requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
         questions.extend(_worded(graph, context, requirements, names, rng))
@@ -203,7 +225,38 @@ def generate_skb_questions(
         questions.extend(_lookups(graph, context, lookup, all_names[lookup.label], per_template, rng))
         if progress is not None:
             progress(done, steps)
+    for done, superlative in enumerate(superlatives, start=len(templates) + len(described) + 1):
+        requirements = _superlative_requirements(graph, superlative, pools, per_template, max_answers, rng)
+        questions.extend(_worded(graph, context, requirements, names, rng))
+        if progress is not None:
+            progress(done, steps)
     return questions
+
+
+def _superlative_requirements(
+    graph: SkbGraph,
+    template: Superlative,
+    pools: dict[str, list[str]],
+    wanted: int,
+    max_answers: int,
+    rng: random.Random,
+) -> list[Requirement]:
+    """Anchors with 2..`max_answers` targets holding the quantity and one target alone at its extreme."""
+    candidates = list(pools.get(template.step.source, []))
+    rng.shuffle(candidates)
+    candidates = candidates[: wanted * _TRIES_PER_QUESTION]
+    cap = max_answers + 1
+    found: list[Requirement] = []
+    for anchor, pairs in sorted(graph.leg_quantities(template.step, candidates, template.quantity, cap).items()):
+        valued = [(node, number) for node, value in pairs if (number := quantity(value)) is not None]
+        if len(pairs) >= cap or len(valued) < 2:
+            continue
+        valued.sort(key=lambda pair: pair[1], reverse=template.descending)
+        if valued[0][1] == valued[1][1]:
+            continue  # a tie has no one answer
+        found.append(Requirement(template, (anchor,), (valued[0][0],)))
+    rng.shuffle(found)
+    return found[:wanted]
 
 
 def _lookups(
@@ -327,7 +380,11 @@ def _worded(
         family = rng.choice(FAMILIES)
         if family == "described" and not all(a.passage for a in anchors):
             family = "which"
-        text = word_question(template, anchors, family, context.schema, rng)
+        text = (
+            word_superlative(template, anchors[0], family, context.schema, rng)
+            if isinstance(template, Superlative)
+            else word_question(template, anchors, family, context.schema, rng)
+        )
         key = template.name + "|" + "|".join(requirement.anchor_ids)
         worded.append(
             EvalQuery(

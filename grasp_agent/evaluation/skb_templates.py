@@ -6,6 +6,8 @@ one-hop legs meeting at the target (an intersection: "which diseases have phenot
 gene G"). Every step names a stored relation and the direction it is walked in, so answers are exact. A
 *lookup* has no hop: the answer is the node a passage of its own text describes ("which phenotype is described
 as ..."), the questions a reader must leave to the text and that teach the text branch its whole-document keys.
+A *superlative* walks one hop and asks for the target with the largest or smallest quantity (a property whose
+values are numbers, `grasp_agent.skb.quantities`).
 
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
@@ -82,6 +84,48 @@ class Lookup:
     @property
     def name(self) -> str:
         return f"{self.label}=described"
+
+
+@dataclass(frozen=True)
+class Superlative:
+    """The one node along a one-hop walk from an anchor with the largest (or smallest) quantity `property`:
+    "which city located in Finland has the largest population"."""
+
+    step: Step
+    quantity: str  # the property holding the numbers
+    descending: bool
+
+    @property
+    def target(self) -> str:
+        return self.step.target
+
+    @property
+    def hops(self) -> int:
+        return 1
+
+    @property
+    def legs(self) -> tuple[tuple[Step, ...], ...]:
+        return ((self.step,),)
+
+    @property
+    def name(self) -> str:
+        way = "max" if self.descending else "min"
+        return f"{self.step.source}{_step_key(self.step)}@{way}:{self.quantity}"
+
+
+def superlative_templates(
+    patterns: Iterable[tuple[str, str, str]], quantities: Mapping[str, Sequence[str]]
+) -> list[Superlative]:
+    """Per one-hop walk onto a type with quantities, its largest and smallest of each (sorted by name)."""
+    return sorted(
+        (
+            Superlative(step, prop, descending)
+            for step in schema_steps(patterns)
+            for prop in quantities.get(step.target, ())
+            for descending in (True, False)
+        ),
+        key=lambda t: t.name,
+    )
 
 
 def _step_key(step: Step) -> str:
@@ -238,6 +282,32 @@ def word_lookup(lookup: Lookup, passage: str, family: str, schema: SkbSchema, rn
     return _in_family(forms, family, rng)
 
 
+_MOST = ("largest", "highest", "greatest")
+_LEAST = ("smallest", "lowest")
+
+
+def word_superlative(
+    template: Superlative, anchor: AnchorText, family: str, schema: SkbSchema, rng: random.Random
+) -> str:
+    """One wording of a superlative in a family (see FAMILIES), with a superlative adjective and the property's
+    name made into words ("area_km2" -> "area km2")."""
+    node_type = next(t for t in schema.node_types if t.label == template.target)
+    target_word = rng.choice(type_words(node_type))
+    ref = anchor.reference(family == "described")
+    most = rng.choice(_MOST if template.descending else _LEAST)
+    quantity = spaced_name(template.quantity)
+    clause = _step_clause(template.step, ref, False)
+    relation = relation_words(template.step.relation)
+    forms = {
+        "which": f"Which {target_word} {clause} has the {most} {quantity}?",
+        "find": f"Find the {target_word} with the {most} {quantity} among those linked to {ref} by {relation}.",
+        "list": f"Name the {target_word} of {ref} ({relation}) with the {most} {quantity}.",
+        "terse": f"{ref} {relation} -> {most} {quantity} {target_word}?",
+        "implied": f"What linked to {ref} through {relation} has the {most} {quantity}?",
+    }
+    return _in_family(forms, family, rng)
+
+
 def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str:
     base = "which" if family in ("described", "lower", "preface") else family
     text = forms[base]
@@ -253,13 +323,16 @@ __all__ = [
     "AnchorText",
     "Lookup",
     "Step",
+    "Superlative",
     "Template",
     "plural",
     "plural_verb",
     "relation_words",
     "schema_steps",
     "schema_templates",
+    "superlative_templates",
     "type_words",
     "word_lookup",
     "word_question",
+    "word_superlative",
 ]

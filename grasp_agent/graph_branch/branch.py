@@ -154,7 +154,13 @@ class GraphBranch:
             question_fallback=settings.graph_relevance_fallback,
         )
         described = (
-            DescribedMentionFinder(procedures, embedder, context.schema, settings.doc_anchor_min_score)
+            DescribedMentionFinder(
+                procedures,
+                embedder,
+                context.schema,
+                settings.doc_anchor_min_score,
+                quantities=[p for props in context.quantity_properties.values() for p in props],
+            )
             if settings.doc_anchors
             else None
         )

@@ -14,13 +14,15 @@ the name mentions inside it are dropped (they are words of the description, not 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
+from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
+from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.schema_paths import type_words
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.schema import SkbSchema
@@ -140,9 +142,13 @@ def candidate_clauses(
     return list({(c.start, c.end): c for c in kept}.values())
 
 
-def clause_frame(schema: SkbSchema) -> frozenset[str]:
-    """FRAME_WORDS plus the words naming the SKB's types ("diseases", "gene"): the target, never a description."""
-    return FRAME_WORDS | frozenset(w for t in schema.node_types for part in type_words(t) for w in part.split())
+def clause_frame(schema: SkbSchema, quantities: Iterable[str] = ()) -> frozenset[str]:
+    """FRAME_WORDS plus the words naming the SKB's types ("diseases", "gene"): the target, never a description.
+    With quantity properties, also their words and the superlatives: "... has the highest population" says how
+    to rank, not what a thing is."""
+    words = {w for t in schema.node_types for part in type_words(t) for w in part.split()}
+    quantity_words = {w for prop in quantities for w in spaced_name(prop).split()}
+    return FRAME_WORDS | words | (quantity_words | HIGHER | LOWER if quantity_words else frozenset())
 
 
 def _content_words(text: str, frame: frozenset[str] = FRAME_WORDS) -> list[str]:
@@ -206,11 +212,12 @@ class DescribedMentionFinder:
         doc_embedder: GraspEmbedder,
         schema: SkbSchema,
         min_score: float = DEFAULT_MIN_SCORE,
+        quantities: Iterable[str] = (),
     ) -> None:
         self._procedures = procedures
         self._embedder = doc_embedder
         self._labels = [t.label for t in schema.node_types]
-        self._frame = clause_frame(schema)
+        self._frame = clause_frame(schema, quantities)
         self._min_score = min_score
 
     def clauses(self, question: str, mentions: Sequence[Mention]) -> list[Clause]:

@@ -29,9 +29,13 @@ class EntityRow:
     mention: Mention
     links: dict[str, tuple[NodeLink, ...]]  # type -> best first; predicted types first, then the added one
     added_type: str | None = None
+    # a type the question's words chose among types whose names tie (`shared_names`); its best link is `best`
+    preferred: str | None = None
 
     @property
     def best(self) -> NodeLink | None:
+        if self.preferred is not None and self.links.get(self.preferred):
+            return self.links[self.preferred][0]
         candidates = [links[0] for links in self.links.values() if links]
         return max(candidates, key=lambda link: link.score) if candidates else None
 

@@ -33,6 +33,7 @@ from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
+from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
 from grasp_agent.graph_branch.relation_words import RelationWords, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
@@ -46,6 +47,7 @@ from grasp_agent.graph_branch.schema_paths import (
     target_mention,
     type_words,
 )
+from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.context import SkbContext
 
@@ -219,6 +221,7 @@ class HeuristicPlanner:
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
     ) -> PlanningOutcome:
+        table = self.resolve_shared_names(question, table)
         plan = self.build(question, table)
         outcome = checked_outcome(self.name, plan, check)
         notes = self.relation_notes(question, plan)
@@ -227,6 +230,11 @@ class HeuristicPlanner:
             shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
             notes.append(f"asked type (fitted model): {shown}")
         notes.extend(self.route_notes(question, table))
+        ordered = self.read_order(question, table, plan.target.type)
+        if ordered is not None:
+            way = "largest" if ordered.order.descending else "smallest"
+            named = "the question's words name it" if ordered.named else f"the first quantity of {plan.target.type}"
+            notes.append(f"ranked by {ordered.order.property}, {way} first: '{ordered.cue}' ({named})")
         return dataclasses.replace(outcome, notes=(*outcome.notes, *notes)) if notes else outcome
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
@@ -350,6 +358,7 @@ class HeuristicPlanner:
     def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
         """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
         routes = routes or self._routes
+        table = self.resolve_shared_names(question, table, routes)
         schema = self._context.schema
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = self._anchor_rows(table)
@@ -393,7 +402,9 @@ class HeuristicPlanner:
             before, after = _mention_scope(
                 question, row.mention.text, mentions, skipped=DESCRIPTION_WORDS if described else frozenset()
             )
-            context_words = " ".join(before + after)
+            # the words naming the asked type can name the relation into it too ("the capitals of X": CAPITAL_OF,
+            # where "capital" is also a word for a city); they lie outside the mention's own few words
+            context_words = " ".join(before + after + ([asked[1]] if asked else []))
             cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
             if path and path[0].source == path[0].target and path[0].outgoing is None:
@@ -436,6 +447,7 @@ class HeuristicPlanner:
         target_count = self._context.label_counts.get(target_label, 0)
         n_cand = round(min(estimates)) if estimates else target_count
         risk = Risk.HIGH if not anchors else Risk.LOW if confident else Risk.MEDIUM
+        ordered = self.read_order(question, table, target_label)
         return Plan(
             anchors=tuple(anchors),
             hops=tuple(hops),
@@ -443,7 +455,56 @@ class HeuristicPlanner:
             relevance_text=text,
             n_cand=max(0, min(n_cand, target_count)),
             risk=risk,
+            order=ordered.order if ordered else None,
         )
+
+    def read_order(self, question: str, table: EntityTable, target_label: str) -> ReadOrder | None:
+        """A superlative outside the mentions, over a quantity the target type holds ("most populous city")."""
+        frame = relevance_text(question, [row.mention.text for row in table.rows])
+        return read_order(frame, self._context.quantity_properties.get(target_label, ()))
+
+    def resolve_shared_names(self, question: str, table: EntityTable, routes: Routes | None = None) -> EntityTable:
+        """The table with each anchor whose name several types share (exact links that tie) given the type the
+        question means (`shared_names`): a type word next to the name, else the better route to the asked type."""
+        routes = routes or self._routes
+        schema = self._context.schema
+        tied = {
+            i: labels
+            for i, row in enumerate(table.rows)
+            if row.mention.role is MentionRole.ANCHOR
+            and row.mention.match_mode is MatchMode.NAME
+            and row.preferred is None
+            and len(labels := tied_types(row)) > 1
+        }
+        if not tied:
+            return table
+        rows = list(table.rows)
+        anchors = [row.mention.text for row in rows if row.mention.role is MentionRole.ANCHOR]
+        asked = target_mention(question, schema, anchors)
+        for i, labels in list(tied.items()):
+            named = named_type_near(question, rows[i].mention.text, labels, schema, asked[1] if asked else None)
+            if named is not None:
+                rows[i] = dataclasses.replace(rows[i], preferred=named)
+                del tied[i]
+        if not tied:
+            return EntityTable(tuple(rows))
+        target = self._ruled_target(question, EntityTable(tuple(rows)), routes)[1]
+        mentions = [row.mention.text for row in rows]
+        frame = relevance_text(question, mentions)
+        words = self._routes.relation_words
+
+        def route_key(label: str) -> tuple[int, int] | None:
+            """(a relation on the way is named by the words, minus the hops); None without a route."""
+            path = routes.path(label, target, frame)
+            if not path:
+                return None
+            return (int(any(words.named(hop.relation, frame) for hop in path)), -len(path))
+
+        for i, labels in tied.items():
+            routed = better_routed(labels, route_key)
+            if routed is not None:
+                rows[i] = dataclasses.replace(rows[i], preferred=routed)
+        return EntityTable(tuple(rows))
 
     @staticmethod
     def _hops(anchor_var: str, path: list[SchemaHop], anchor_number: int) -> list[Hop]:

@@ -52,7 +52,13 @@ class LLMPlanner:
         compose = student_messages if self._prompt == "student" else planner_messages
         messages = compose(question, table, self._context)
         asked = [label for label in table.target_types() if label in self._context.labels]
-        schema = plan_json_schema(self._context.labels, self._context.relations, table.anchor_choices(), asked or None)
+        schema = plan_json_schema(
+            self._context.labels,
+            self._context.relations,
+            table.anchor_choices(),
+            asked or None,
+            quantities=sorted({p for props in self._context.quantity_properties.values() for p in props}),
+        )
         attempts: list[PlanAttempt] = []
         schedule = [0.0] + [self._retry_temperature] * self._retries
         for seed, temperature in enumerate(schedule):

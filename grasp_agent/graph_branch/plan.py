@@ -5,6 +5,9 @@
      "target": {"var": "t", "type": "Disease"},
      "relevance_text": "early-onset forms", "n_cand": 50, "risk": "low"}
 
+An optional `"order": {"property": "population", "descending": true}` ranks the targets by a quantity they hold
+instead of by relevance text ("the most populous city of X").
+
 A hop reads its relation either way round unless it says `direction`: "out" (stored source -> target), "in"
 (stored target -> source) or "any" (the default, as in the GRASP paper); asymmetric relations such as IS_A need
 it to tell subtypes from parents. A variable that is neither an anchor nor the target is an intermediate; its type is
@@ -95,6 +98,16 @@ class Target(BaseModel):
     type: TypeName
 
 
+class PropertyOrder(BaseModel):
+    """Rank the targets by a quantity they hold ("the most populous city of X"): largest first when `descending`.
+    Targets without a number there come last; a better-matched target stays ahead of a larger one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    property: TypeName = Field(description="A property holding a number (or a number written as text)")
+    descending: bool = True
+
+
 class Plan(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -107,6 +120,7 @@ class Plan(BaseModel):
     # Defaults are grasp.plan.validate's, so a plan means the same on both sides.
     n_cand: int = Field(default=50, ge=0, description="The planner's estimate of how many candidates the plan yields")
     risk: Risk = Field(default=Risk.LOW, description="How likely the graph ranking misleads (for fusion)")
+    order: PropertyOrder | None = Field(default=None, description="Rank by a quantity instead of relevance_text")
 
     @model_validator(mode="after")
     def _variables_are_consistent(self) -> Plan:
@@ -141,6 +155,7 @@ def plan_json_schema(
     relations: Sequence[str],
     anchor_choices: Sequence[tuple[str, str, MatchMode]] | None = None,
     target_types: Sequence[str] | None = None,
+    quantities: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Plan's JSON Schema with node types and relations narrowed to one SKB's, so that constrained decoding
     cannot invent a type (the commonest failure of small planners).
@@ -148,6 +163,8 @@ def plan_json_schema(
     With `anchor_choices` ((type, text, match mode), e.g. from an entity table) an anchor must be one of them and the
     target variable is "t": small models otherwise anchor on whatever name the prompt shows them last.
     `target_types` (the types the question asks for, when the extractor found them) narrows the target's type.
+    `quantities` (properties holding numbers) are what an `order` may rank by; without any the schema has no
+    `order`, so a model cannot rank by a property the SKB lacks.
     """
     schema = copy.deepcopy(Plan.json_schema())
     defs = schema["$defs"]
@@ -181,6 +198,10 @@ def plan_json_schema(
         defs["Anchor"]["required"] = ["var", "type", "text", "match_mode"]
     defs["Target"]["properties"]["type"] = {"enum": list(target_types or labels), "type": "string", "title": "Type"}
     defs["Hop"]["properties"]["relation"] = {"enum": list(relations), "type": "string", "title": "Relation"}
+    if quantities:
+        defs["PropertyOrder"]["properties"]["property"] = {"enum": list(quantities), "type": "string"}
+    else:
+        del schema["properties"]["order"], defs["PropertyOrder"]
     for end in ("source_type", "target_type"):
         defs["Hop"]["properties"][end]["anyOf"][0] = type_enum
     # Required in this order: grammar-constrained small models otherwise skip straight to the target and

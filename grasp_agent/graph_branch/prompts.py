@@ -159,6 +159,12 @@ def schema_block(context: SkbContext) -> str:
     lines.append("Connections (stored direction; hops may follow them either way):")
     for (source, relation, target), count in sorted(context.pattern_counts.items()):
         lines.append(f"- ({source})-[{relation}]->({target}) {count:,} edges")
+    if context.quantity_properties:
+        lines.append(
+            'Quantities (a superlative such as "the most populous" ranks t by one: "order": {"property": P, '
+            '"descending": true}; false for "the smallest"):'
+        )
+        lines.extend(f"- {label}: {', '.join(props)}" for label, props in context.quantity_properties.items())
     return "\n".join(lines)
 
 

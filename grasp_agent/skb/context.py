@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neo4j import Driver
 
 from grasp_agent.errors import GraspError
 from grasp_agent.skb.info import read_skb_info, relation_counts
+from grasp_agent.skb.quantities import read_quantity_properties
 from grasp_agent.skb.schema import SkbSchema
 
 
@@ -21,6 +22,8 @@ class SkbContext:
     # (source label, relation, target label) in stored direction -> edge count, from grasp.schema()
     pattern_counts: dict[tuple[str, str, str], int]
     label_counts: dict[str, int]
+    # node type -> its properties that hold quantities (read from the values), which a plan may rank by
+    quantity_properties: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -44,5 +47,8 @@ def read_skb_context(driver: Driver, database: str, skb_name: str | None = None)
         raise NoSkbLoadedError(f"SKB '{skb_name}' is not loaded in database '{database}'; loaded: {names}")
     info = chosen[0]
     return SkbContext(
-        schema=info.schema, pattern_counts=relation_counts(info.patterns), label_counts=dict(info.label_counts)
+        schema=info.schema,
+        pattern_counts=relation_counts(info.patterns),
+        label_counts=dict(info.label_counts),
+        quantity_properties=read_quantity_properties(driver, database, info.schema),
     )

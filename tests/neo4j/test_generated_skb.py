@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
+from grasp_agent.api import Grasp
 from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.evaluation.query_sets import EvalQuery
 from grasp_agent.evaluation.skb_questions import SkbGraph, generate_skb_questions
 from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.skb.context import read_skb_context
 from grasp_agent.skb.generic import GenericSource
 from grasp_agent.skb.loader import LoadOptions, load_skb
@@ -31,10 +33,10 @@ SCHEMA = {
     "description": "A small generated library: who wrote which book, its genre, publisher and the authors' birthplaces.",
     "node_types": [
         {"label": "Author", "text_fields": ["bio"], "aliases": ["writer", "novelist"], "description": "A writer"},
-        {"label": "Book", "text_fields": ["summary"], "aliases": ["novel", "title"], "description": "A book"},
+        {"label": "Book", "text_fields": ["summary", "pages"], "aliases": ["novel", "title"], "description": "A book"},
         {"label": "Genre", "aliases": ["category"], "description": "A literary genre"},
         {"label": "Publisher", "aliases": ["press", "imprint"], "description": "A publishing house"},
-        {"label": "City", "aliases": ["town"], "description": "A city"},
+        {"label": "City", "text_fields": ["population"], "aliases": ["town"], "description": "A city"},
     ],
     "relation_types": [
         {
@@ -61,13 +63,16 @@ ADJECTIVES = "Silent Amber Hollow Distant Broken Velvet Northern Hidden".split()
 NOUNS = "Harbour Orchard Lantern Meridian Archive Garden Tide Compass".split()
 THEMES = "a lighthouse keeper, two rival chefs, a lost violin, an old ferry, a mapmaker's daughter".split(", ")
 CITIES = "Lisbon Tromso Kyoto Lagos Quito Tallinn".split()
+POPULATIONS = "545,923|77,544|1,464,890|15,388,000|2,011,388|437,811".split("|")
 GENRES = "Mystery Romance Fantasy Memoir".split()
 PUBLISHERS = "Kestrel Press|Blue Heron Books|Marlowe House".split("|")
 
 
 def _library(seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     rng = random.Random(seed)
-    nodes: list[dict[str, object]] = [{"id": f"c{i}", "type": "City", "name": name} for i, name in enumerate(CITIES)]
+    nodes: list[dict[str, object]] = [
+        {"id": f"c{i}", "type": "City", "name": name, "population": POPULATIONS[i]} for i, name in enumerate(CITIES)
+    ]
     nodes += [{"id": f"g{i}", "type": "Genre", "name": name} for i, name in enumerate(GENRES)]
     nodes += [{"id": f"p{i}", "type": "Publisher", "name": name} for i, name in enumerate(PUBLISHERS)]
     edges: list[dict[str, str]] = []
@@ -82,7 +87,8 @@ def _library(seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, str
     for i, title in enumerate(titles[:60]):
         theme, city = rng.choice(THEMES), rng.choice(CITIES)
         summary = f"A story of {theme} in {city}, told over {i + 2} winters. It was a success."
-        nodes.append({"id": f"b{i}", "type": "Book", "name": title, "summary": summary})
+        pages = 120 + (i * 37) % 800  # distinct for the 60 books: a quantity to rank by
+        nodes.append({"id": f"b{i}", "type": "Book", "name": title, "summary": summary, "pages": f"{pages:,}"})
         edges.append({"source": f"a{rng.randrange(len(authors))}", "type": "WROTE", "target": f"b{i}"})
         edges.append({"source": f"b{i}", "type": "IN_GENRE", "target": f"g{rng.randrange(len(GENRES))}"})
         edges.append({"source": f"b{i}", "type": "PUBLISHED_BY", "target": f"p{rng.randrange(len(PUBLISHERS))}"})
@@ -120,12 +126,23 @@ def test_generated_questions_of_another_domain_have_exact_answers(
         walk[edge["source"], edge["type"], True].add(edge["target"])
         walk[edge["target"], edge["type"], False].add(edge["source"])
     assert len(questions) >= 30 and {q.split for q in questions} == {"train", "valid", "test"}
-    chains = [q for q in questions if q.hops]
+    chains = [q for q in questions if q.hops and "@" not in (q.template or "")]
     for query in chains:
         assert query.template is not None
         legs = _legs(query.template)
         reached = [_reached(walk, labels, a, leg) for a, leg in zip(query.topic_ids, legs, strict=True)]
         assert set(query.answer_ids) == set.intersection(*reached), query.text
+    pages = {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
+    superlatives = [q for q in questions if "@" in (q.template or "")]
+    assert superlatives and all(q.target_type == "Book" for q in superlatives)
+    for query in superlatives:
+        assert query.template is not None
+        walked, _, order = query.template.partition("@")
+        (anchor,) = query.topic_ids
+        reached = _reached(walk, labels, anchor, _legs(walked)[0])
+        pick = max if order == "max:pages" else min
+        assert query.answer_ids == (pick(reached, key=pages.__getitem__),), query.text
+        assert len(reached) >= 2
     lookups = [q for q in questions if q.hops == 0]
     assert lookups and all(q.template in ("Author=described", "Book=described") for q in lookups)
     summaries = {str(n["id"]): str(n.get("summary") or n.get("bio") or "") for n in nodes}
@@ -159,3 +176,38 @@ def test_the_route_reader_reads_this_schemas_words(
     off = GraphBranch.build(driver, test_settings.model_copy(update={"route_reading": False}), embedder)
     plan = off.run("Where was Ada Quill born?").planning.plan
     assert plan is not None and plan.target.type == "Book"  # without the reader: the most populous type
+
+
+def test_superlatives_rank_by_a_quantity_read_from_the_values(
+    library: tuple[list[dict[str, object]], list[dict[str, str]]],
+    driver: Driver,
+    test_settings: Settings,
+    embedder: GraspEmbedder,
+) -> None:
+    nodes, edges = library
+    context = read_skb_context(driver, test_settings.neo4j_database)
+    assert context.quantity_properties == {"Book": ("pages",), "City": ("population",)}
+    names = {str(n["id"]): str(n["name"]) for n in nodes}
+    pages = {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
+    books: dict[str, list[str]] = defaultdict(list)
+    for edge in edges:
+        if edge["type"] == "WROTE":
+            books[edge["source"]].append(edge["target"])
+    author = max(sorted(books), key=lambda a: len(books[a]))
+    assert len(books[author]) >= 3
+    branch = GraphBranch.build(driver, test_settings, embedder)
+    longest = branch.run(f"Which book written by {names[author]} has the most pages?")
+    plan = longest.planning.plan
+    assert plan is not None and plan.order is not None and plan.order.property == "pages"
+    ranked = longest.ranking.node_ids
+    assert ranked == sorted(books[author], key=lambda b: -pages[b])
+    assert any("ranked by pages, largest first" in note for note in longest.planning.notes)
+    shortest = branch.run(f"What is the shortest book by {names[author]}, in pages?")
+    assert shortest.ranking.node_ids[:1] == [min(books[author], key=pages.__getitem__)]
+    everywhere = branch.run("Which town has the largest population?")
+    assert everywhere.ranking.node_ids[:1] == ["c3"]  # no anchor: every city, by its population
+    # fused, the graph's order stands: the text branch cannot rank by a quantity
+    with Grasp(assemble_parts(driver, test_settings, embedder)) as grasp:
+        result = grasp.search(f"Which book written by {names[author]} has the most pages?", k=3, rerank=False)
+    assert result.node_ids == ranked[:3]
+    assert any("the graph's order kept" in note for note in result.notes)

@@ -56,7 +56,7 @@ def test_a_plan_without_hops_needs_something_to_rank_by() -> None:
 def test_json_schema_is_published_for_constrained_decoding() -> None:
     schema = Plan.json_schema()
     assert schema["required"] == ["target"]
-    assert set(schema["properties"]) == {"anchors", "hops", "target", "relevance_text", "n_cand", "risk"}
+    assert set(schema["properties"]) == {"anchors", "hops", "target", "relevance_text", "n_cand", "risk", "order"}
     assert schema["$defs"]["Risk"]["enum"] == ["low", "medium", "high"]
 
 

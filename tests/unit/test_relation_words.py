@@ -232,3 +232,35 @@ def test_a_self_relation_the_words_name_is_walked_first_on_the_way_to_another_ty
     assert [hop.relation for hop in own.hops] == ["HAS_LANGUAGE"]
     # to its own type the self-relation is the path already: one hop, not two
     assert [hop.relation for hop in planner.build("Which countries border Kenya?", table).hops] == ["BORDERS"]
+
+
+PLACES = SkbSchema.model_validate(
+    {
+        "name": "places",
+        "node_types": [{"label": "Country"}, {"label": "City", "aliases": ["town", "capital"]}],
+        "relation_types": [
+            {"type": "LOCATED_IN", "pairs": [{"source": "City", "target": "Country"}]},
+            {"type": "CAPITAL_OF", "pairs": [{"source": "City", "target": "Country"}]},
+            {"type": "BORDERS", "pairs": [{"source": "Country", "target": "Country"}]},
+        ],
+    }
+)
+PLACES_CONTEXT = SkbContext(
+    schema=PLACES,
+    pattern_counts={
+        ("City", "LOCATED_IN", "Country"): 9000,
+        ("City", "CAPITAL_OF", "Country"): 200,
+        ("Country", "BORDERS", "Country"): 600,
+    },
+    label_counts={"Country": 250, "City": 9000},
+)
+
+
+def test_the_word_that_names_the_asked_type_also_names_the_relation_into_it() -> None:
+    # "capitals" is a word for cities and the name of CAPITAL_OF; it stands far from the anchor's own words
+    table = EntityTable((_row("Chad", "Country", 1.0),))
+    plan = HeuristicPlanner(PLACES_CONTEXT).build("What are the capitals of the countries bordering Chad?", table)
+    assert plan.target.type == "City"
+    assert [hop.relation for hop in plan.hops] == ["BORDERS", "CAPITAL_OF"]
+    plan = HeuristicPlanner(PLACES_CONTEXT).build("Which towns are in the countries bordering Chad?", table)
+    assert [hop.relation for hop in plan.hops] == ["BORDERS", "LOCATED_IN"]

@@ -7,7 +7,7 @@ import java.util.List;
  * Field names follow the JSON: {@code match_mode} is {@link Anchor#matchMode}, {@code n_cand} is {@link #nCand}.
  */
 public record Plan(
-        List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk) {
+        List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk, Order order) {
 
     /** A mention to link: {@code text} is matched against {@code type}'s nodes by {@code match_mode} (name|doc). */
     public record Anchor(String var, String type, String text, String matchMode) {}
@@ -42,9 +42,21 @@ public record Plan(
     /** The variable whose nodes are ranked, with its label. */
     public record Target(String var, String type) {}
 
+    /**
+     * Rank the targets by a number they hold ("the most populous city of X"): {@code property} is read as a number
+     * ({@link Quantities#parse}), largest first when {@code descending}; targets without it come last. Ties and the
+     * plan's own anchor scores decide first: a better-matched target stays ahead of a larger one.
+     */
+    public record Order(String property, boolean descending) {}
+
     public Plan {
         anchors = List.copyOf(anchors);
         hops = List.copyOf(hops);
+    }
+
+    /** A plan that ranks by relevance (no {@link Order}). */
+    public Plan(List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk) {
+        this(anchors, hops, target, relevanceText, nCand, risk, null);
     }
 
     public boolean hasHops() {

@@ -30,6 +30,9 @@ public final class PlanExecutor {
     public record Row(Object nodeId, String name, double anchorScore, double denseScore, double score, List<Object> witness,
                       boolean exact) {}
 
+    /** An ordered plan's place weight: anchor scores (rounded to 1e-6) decide first, unless within 1e-3. */
+    static final double ORDER_SCALE = 1e-3;
+
     /** Most rows one call returns (the {@code limit} argument). */
     public static final long MAX_LIMIT = 100_000;
 
@@ -97,8 +100,9 @@ public final class PlanExecutor {
             double[] relevance, long limit, TimeBudget budget) {
         PlanCompiler compiler = new PlanCompiler(validation);
         String label = validation.plan().target().type();
+        Plan.Order order = validation.plan().order();
         if (compiler.needsVectorIndexOnly()) {
-            return rankByIndex(tx, label, relevance, limit);
+            return order == null ? rankByIndex(tx, label, relevance, limit) : rankByQuantity(tx, label, order, limit);
         }
         Map<String, List<Map<String, Object>>> bindings = link(tx, validation.plan(), vectors);
         Map<String, Object> params = compiler.parameters(bindings);
@@ -107,20 +111,24 @@ public final class PlanExecutor {
         if (candidates.size() < config.relaxBelow() && validation.plan().hasHops()) {
             Relaxed relaxed = relaxed(tx, validation, bindings, budget);
             if (!relaxed.candidates().isEmpty()) {
-                return ranked(tx, label, relevance, limit, relaxed.candidates(), relaxed::witnesses, false, false);
+                return ranked(tx, label, relevance, order, limit, relaxed.candidates(), relaxed::witnesses, false,
+                        false);
             }
         }
-        return ranked(tx, label, relevance, limit, candidates, top -> witnesses(tx, compiler, params, top),
-                !validation.plan().hasHops(), true);
+        return ranked(tx, label, relevance, order, limit, candidates, top -> witnesses(tx, compiler, params, top),
+                !validation.plan().hasHops() && order == null, true);
     }
 
-    private List<Row> ranked(Transaction tx, String label, double[] relevance, long limit, List<Candidate> candidates,
-            Function<List<Scored>, Map<String, List<Object>>> witnessesOf, boolean indexHits, boolean exact) {
+    private List<Row> ranked(Transaction tx, String label, double[] relevance, Plan.Order order, long limit,
+            List<Candidate> candidates, Function<List<Scored>, Map<String, List<Object>>> witnessesOf, boolean indexHits,
+            boolean exact) {
         Map<String, Double> dense = new HashMap<>();
-        if (relevance != null) {
+        if (order != null) {
+            dense = orderScores(candidates.stream().map(Candidate::node).toList(), order);
+        } else if (relevance != null) {
             dense = new DenseRescorer(tx, label, relevance, config).score(candidates.stream().map(Candidate::node).toList());
         }
-        List<Scored> top = top(candidates, dense, limit);
+        List<Scored> top = order == null ? top(candidates, dense, limit) : topByOrder(candidates, dense, limit);
         // only nodes the plan matched have a witness; doc-index neighbours (below) have none
         Map<String, List<Object>> witnesses = witnessesOf.apply(top);
         if (indexHits && relevance != null) {
@@ -249,6 +257,62 @@ public final class PlanExecutor {
             scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d));
         }
         return best(scored, limit);
+    }
+
+    /**
+     * Each node's place in the order as a score in (0, 1]: the first 1, the last 1/n; a node without the quantity
+     * 0. Reported as the row's dense score, so a caller sees why a target ranks where it does.
+     */
+    static Map<String, Double> orderScores(List<Node> nodes, Plan.Order order) {
+        List<Map.Entry<String, Double>> valued = new ArrayList<>();
+        Map<String, Double> scores = new HashMap<>();
+        for (Node node : nodes) {
+            Double value = Quantities.parse(node.getProperty(order.property(), null));
+            if (value == null) {
+                scores.put(node.getElementId(), 0.0);
+            } else {
+                valued.add(Map.entry(node.getElementId(), value));
+            }
+        }
+        Comparator<Map.Entry<String, Double>> byValue = Map.Entry.comparingByValue();
+        valued.sort(order.descending() ? byValue.reversed() : byValue);
+        int n = valued.size();
+        for (int i = 0; i < n; i++) {
+            // equal quantities share the better place
+            double place = i > 0 && valued.get(i).getValue().equals(valued.get(i - 1).getValue())
+                    ? scores.get(valued.get(i - 1).getKey()) : (double) (n - i) / n;
+            scores.put(valued.get(i).getKey(), place);
+        }
+        return scores;
+    }
+
+    /**
+     * Ordered plans rank by anchor score first (an exact or better-linked match stays ahead), then by the order;
+     * the score adds the order's place at a scale below any anchor-score difference that matters (1e-3).
+     */
+    private static List<Scored> topByOrder(List<Candidate> candidates, Map<String, Double> places, long limit) {
+        List<Scored> scored = new ArrayList<>(candidates.size());
+        for (Candidate c : candidates) {
+            double place = places.getOrDefault(c.node().getElementId(), 0.0);
+            scored.add(new Scored(c, c.node().getProperty("id", null), place,
+                    roundedAnchor(c.anchorScore()) + ORDER_SCALE * place));
+        }
+        return best(scored, limit);
+    }
+
+    /** Anchor scores equal to 1e-6 count as ties, so float noise in a sum of link scores cannot outrank the order. */
+    private static double roundedAnchor(double anchorScore) {
+        return Math.round(anchorScore * 1e6) / 1e6;
+    }
+
+    /** A plan with only a target type and an order ranks every node of that type by the quantity. */
+    private List<Row> rankByQuantity(Transaction tx, String label, Plan.Order order, long limit) {
+        List<Candidate> all = new ArrayList<>();
+        try (var nodes = tx.findNodes(org.neo4j.graphdb.Label.label(label))) {
+            nodes.forEachRemaining(node -> all.add(new Candidate(node, 0.0)));
+        }
+        Map<String, Double> places = orderScores(all.stream().map(Candidate::node).toList(), order);
+        return topByOrder(all, places, limit).stream().map(s -> row(s, List.of(), true)).toList();
     }
 
     /**

@@ -22,12 +22,14 @@ public final class PlanParser {
     /** The parsed plan (null when there are errors) and every problem found. */
     public record Outcome(Plan plan, List<String> errors) {}
 
-    static final Set<String> PLAN_FIELDS = Set.of("anchors", "hops", "target", "relevance_text", "n_cand", "risk");
+    static final Set<String> PLAN_FIELDS = Set.of("anchors", "hops", "target", "relevance_text", "n_cand", "risk",
+            "order");
     static final Set<String> ANCHOR_FIELDS = Set.of("var", "type", "text", "match_mode");
     static final Set<String> HOP_FIELDS = Set.of("source", "relation", "target", "source_type", "target_type",
             "direction");
     static final Set<String> DIRECTIONS = Set.of(Plan.Hop.ANY, Plan.Hop.OUT, Plan.Hop.IN);
     static final Set<String> TARGET_FIELDS = Set.of("var", "type");
+    static final Set<String> ORDER_FIELDS = Set.of("property", "descending");
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -88,7 +90,22 @@ public final class PlanParser {
         }
         String relevance = text(root, "relevance_text", "plan", false);
         return new Plan(anchors, hops, target, relevance == null ? "" : relevance, nCand(root),
-                text(root, "risk", "plan", false) == null ? "low" : root.get("risk").asText());
+                text(root, "risk", "plan", false) == null ? "low" : root.get("risk").asText(), order(root));
+    }
+
+    /** {@code "order": {"property": ..., "descending": true}}; absent or null: rank by relevance. */
+    private Plan.Order order(JsonNode root) {
+        JsonNode node = root.get("order");
+        if (node == null || node.isNull() || !object(node, "order")) {
+            return null;
+        }
+        checkFields(node, ORDER_FIELDS, "order");
+        String property = text(node, "property", "order", true);
+        JsonNode descending = node.get("descending");
+        if (descending != null && !descending.isNull() && !descending.isBoolean()) {
+            errors.add("order.descending must be true or false; got " + descending);
+        }
+        return new Plan.Order(property, descending == null || descending.isNull() || descending.asBoolean());
     }
 
     private Plan.Anchor toAnchor(JsonNode node, String where) {

@@ -69,10 +69,12 @@ public final class PlanProcedures {
         @Description("Best sum of anchor cosines over the plan's paths to this node.")
         public final double anchorScore;
 
-        @Description("Cosine of relevanceVector and the node's doc_embedding; 0 without relevanceVector.")
+        @Description("Cosine of relevanceVector and the node's doc_embedding; 0 without relevanceVector. With an order: "
+                + "the node's place by the quantity, 1 for the first, 0 without a value.")
         public final double denseScore;
 
-        @Description("anchorScore + denseWeight x denseScore; rows are ordered by it, ties by nodeId.")
+        @Description("anchorScore + denseWeight x denseScore (with an order: anchorScore + 0.001 x denseScore); rows are "
+                + "ordered by it, ties by nodeId.")
         public final double score;
 
         @Description("Per anchor, its best path to the node: [{var, id, name, label}, {type, direction: '->'|'<-'}, ...].")
@@ -99,7 +101,8 @@ public final class PlanProcedures {
             + " before it is looked up in the graph. Never fails on a bad plan (malformed JSON, wrong JSON types, "
             + "missing fields included): problems are returned as errors.")
     public Stream<ValidationResult> validate(
-            @Name(value = "planJson", description = "The plan: {anchors, hops, target, relevance_text, n_cand, risk}.")
+            @Name(value = "planJson", description = "The plan: {anchors, hops, target, relevance_text, n_cand, risk, order}; "
+                    + "order {property, descending} ranks the targets by a quantity they hold.")
                     String planJson) {
         return Stream.of(new ValidationResult(PlanValidator.validate(planJson, SchemaCache.get(db, tx))));
     }
@@ -107,7 +110,8 @@ public final class PlanProcedures {
     @Procedure(name = "grasp.plan.compile", mode = Mode.READ)
     @Description("grasp.plan.compile(planJson, bindings = {}) - the single Cypher query a valid plan runs, with its "
             + "parameters, ready to paste into Neo4j Browser. Fails with the validation errors for an invalid plan; "
-            + "every name in the query matches " + CypherIdentifier.RULE + ".")
+            + "every name in the query matches " + CypherIdentifier.RULE + ". It ranks by anchor score: a plan's order "
+            + "(a quantity) and dense rescoring are applied by grasp.plan.execute.")
     public Stream<CompileResult> compile(
             @Name(value = "planJson", description = "The plan JSON.") String planJson,
             @Name(value = "bindings", defaultValue = "{}", description = "Anchor variable -> list of {id, score} candidate nodes.")

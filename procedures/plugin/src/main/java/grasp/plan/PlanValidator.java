@@ -27,6 +27,8 @@ public final class PlanValidator {
 
     static final Set<String> MATCH_MODES = Set.of("name", "doc");
     static final Set<String> RISKS = Set.of("low", "medium", "high");
+    /** grasp's own properties: ids and names are not quantities, documents and vectors are not scalars. */
+    static final Set<String> RESERVED_ORDER_PROPERTIES = Set.of("id", "name", "doc", "doc_hash");
 
     private final Plan plan;
     private final GraphSchema schema;
@@ -56,6 +58,7 @@ public final class PlanValidator {
     private Validation run() {
         checkEnums();
         bindAnchorsAndTarget();
+        checkOrder();
         for (int i = 0; i < plan.hops().size(); i++) {
             checkHopFields(i, plan.hops().get(i));
         }
@@ -111,6 +114,21 @@ public final class PlanValidator {
                     + quote(target.type()) + " as target");
         }
         types.put(target.var(), target.type());
+    }
+
+    /** The property is read by name with getProperty, never written into Cypher; checked all the same. */
+    private void checkOrder() {
+        Plan.Order order = plan.order();
+        if (order == null) {
+            return;
+        }
+        String badName = CypherIdentifier.problem(order.property(), "order property");
+        if (badName != null) {
+            errors.add(badName);
+        } else if (RESERVED_ORDER_PROPERTIES.contains(order.property())) {
+            errors.add("order property " + quote(order.property()) + " is not allowed; a plan ranks by a quantity a node "
+                    + "holds, not by " + new TreeSet<>(RESERVED_ORDER_PROPERTIES));
+        }
     }
 
     private void checkHopFields(int i, Plan.Hop hop) {
