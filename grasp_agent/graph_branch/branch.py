@@ -135,7 +135,7 @@ class GraphBranch:
         procedures = GraphProcedures(driver, settings.neo4j_database)
         context = read_skb_context(driver, settings.neo4j_database, skb_name)
         if dictionary is None and settings.name_dictionary:
-            dictionary = read_name_dictionary(procedures, context.schema)
+            dictionary = read_name_dictionary(procedures, context.schema, context.key_properties)
         spans = SpanMentionFinder(
             procedures,
             embedder.with_max_tokens(NAME_TOKENS),

@@ -21,7 +21,7 @@ words or more, or one of 7+ letters, since a short word one edit from a name is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import ahocorasick
@@ -38,6 +38,7 @@ class DictionaryEntry:
     label: str
     name: str  # the node's own name: what the name index holds a vector of
     from_synonym: bool = False
+    from_key: bool = False  # a key property's value ("JPN", "jpn"): a synonym whose case says nothing of words
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ class NameDictionary:
             key = phrase_key(surface)
             if key:
                 by_key.setdefault(key, []).append(entry)
-                ordinary.update(written.lower() for _, _, _, written in phrase_tokens(surface) if written.islower())
+                if not entry.from_key:  # lower-case codes ("jpn", "fr") are no words of the names
+                    ordinary.update(written.lower() for _, _, _, written in phrase_tokens(surface) if written.islower())
         self._ordinary = frozenset(ordinary) | FUNCTION_WORDS
         self._entries = {key: tuple(dict.fromkeys(found)) for key, found in by_key.items()}
         # the names' vocabulary (word -> keys holding it) and its deletion index, for typos
@@ -222,16 +224,25 @@ class NameDictionary:
         return found[0].name if found else None
 
 
-def read_name_dictionary(procedures: GraphProcedures, schema: SkbSchema) -> NameDictionary:
+def read_name_dictionary(
+    procedures: GraphProcedures, schema: SkbSchema, keys: Mapping[str, Sequence[str]] | None = None
+) -> NameDictionary:
     """The dictionary of the loaded SKB: every node's name, and its synonyms where the schema names
-    `synonym_fields` for its type. One read per label (about 2 s for the full HPO's 37k nodes, 20k synonyms)."""
+    `synonym_fields` for its type, and the values of its type's key properties (`keys`: codes such as "FRA",
+    read from the values by `skb.quantities`), matched as synonyms. One read per label (about 2 s for the full
+    HPO's 37k nodes, 20k synonyms)."""
     entries: list[tuple[str, DictionaryEntry]] = []
+    keys = keys or {}
     for node_type in schema.node_types:
         label = node_type.label
         for node_id, name, synonyms in procedures.names_and_synonyms(label, node_type.synonym_fields):
             if name:
                 entries.append((name, DictionaryEntry(node_id, label, name)))
                 entries.extend((synonym, DictionaryEntry(node_id, label, name, True)) for synonym in synonyms)
+        if keys.get(label):
+            for node_id, name, values in procedures.names_and_synonyms(label, keys[label]):
+                if name:
+                    entries.extend((value, DictionaryEntry(node_id, label, name, True, True)) for value in values)
     return NameDictionary(entries)
 
 

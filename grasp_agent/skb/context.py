@@ -8,7 +8,7 @@ from neo4j import Driver
 
 from grasp_agent.errors import GraspError
 from grasp_agent.skb.info import read_skb_info, relation_counts
-from grasp_agent.skb.quantities import read_quantity_properties
+from grasp_agent.skb.quantities import read_property_kinds
 from grasp_agent.skb.schema import SkbSchema
 
 
@@ -24,6 +24,8 @@ class SkbContext:
     label_counts: dict[str, int]
     # node type -> its properties that hold quantities (read from the values), which a plan may rank by
     quantity_properties: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # node type -> its properties that hold keys ("FRA", "US-GA"), which the name dictionary matches
+    key_properties: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -46,9 +48,11 @@ def read_skb_context(driver: Driver, database: str, skb_name: str | None = None)
     if not chosen:
         raise NoSkbLoadedError(f"SKB '{skb_name}' is not loaded in database '{database}'; loaded: {names}")
     info = chosen[0]
+    kinds = read_property_kinds(driver, database, info.schema)
     return SkbContext(
         schema=info.schema,
         pattern_counts=relation_counts(info.patterns),
         label_counts=dict(info.label_counts),
-        quantity_properties=read_quantity_properties(driver, database, info.schema),
+        quantity_properties=kinds.quantities,
+        key_properties=kinds.keys,
     )

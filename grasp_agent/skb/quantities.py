@@ -1,13 +1,19 @@
-"""Which properties hold quantities a question can rank by ("the most populous city", "the cheapest lens"):
-decided from the loaded SKB's own values, so any SKB gets it without a word in its schema. A value is a quantity
-when it is a number or text written as one ("66,987,244"); a leading zero or plus marks a code ("01001", "+33"),
-as in the Java side's `grasp.plan.Quantities`, which reads the same values when a plan ranks by them."""
+"""What a node type's properties hold, decided from the loaded SKB's own values, so any SKB gets it without a
+word in its schema:
+
+- *quantities* a question can rank by ("the most populous city", "the cheapest lens"): a value is a quantity
+  when it is a number or text written as one ("66,987,244"); a leading zero or plus marks a code ("01001",
+  "+33"), as in the Java side's `grasp.plan.Quantities`, which reads the same values when a plan ranks by them;
+- *keys* a question can name a node by instead of its name ("SSD", "US-GA", "EUR", "Bhutanese"): short values
+  with a letter that (almost) every node holds its own of; the name dictionary matches them like synonyms.
+"""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from neo4j import Driver
@@ -20,6 +26,10 @@ _SEPARATORS = re.compile(r"[,_\s\u00a0\u2009\u202f]")
 SAMPLE = 200  # nodes looked at per type (deterministic: the lowest ids)
 QUANTITY_SHARE = 0.9  # of a property's sampled values that must be quantities
 MIN_DISTINCT = 2  # a property holding one value everywhere orders nothing
+KEY_DISTINCT = 0.95  # of a key's sampled values that differ (case-insensitively)
+KEY_COVERAGE = 0.5  # of the sampled nodes that hold a value
+KEY_MAX_WORDS = 3
+KEY_MAX_CHARS = 24
 
 
 def quantity(value: Any) -> float | None:
@@ -45,10 +55,34 @@ def quantity_property(values: Sequence[Any]) -> bool:
     return bool(present) and len(numbers) >= QUANTITY_SHARE * len(present) and len(set(numbers)) >= MIN_DISTINCT
 
 
-def read_quantity_properties(driver: Driver, database: str, schema: SkbSchema) -> dict[str, tuple[str, ...]]:
-    """Per node type, its text fields that hold quantities (in the schema's field order); types without any
-    are left out."""
-    found: dict[str, tuple[str, ...]] = {}
+def key_property(values: Sequence[Any]) -> bool:
+    """Whether a property holds short codes or labels that each node has its own of: held by at least half
+    the sampled nodes, every value a string of at most 3 words and 24 characters, 90% with a letter (not a
+    number), and 95% distinct."""
+    present = [value for value in values if value is not None and value != ""]
+    if not present or len(present) < KEY_COVERAGE * len(values) or quantity_property(present):
+        return False
+    short = all(
+        isinstance(value, str) and len(value) <= KEY_MAX_CHARS and len(value.split()) <= KEY_MAX_WORDS
+        for value in present
+    )
+    lettered = sum(any(ch.isalpha() for ch in str(value)) for value in present)
+    distinct = len({str(value).lower() for value in present})
+    return short and lettered >= QUANTITY_SHARE * len(present) and distinct >= KEY_DISTINCT * len(present)
+
+
+@dataclass(frozen=True)
+class PropertyKinds:
+    """Per node type, its text fields that hold quantities and those that hold keys (schema field order)."""
+
+    quantities: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def read_property_kinds(driver: Driver, database: str, schema: SkbSchema) -> PropertyKinds:
+    """Quantities and keys of every node type, from a sample of its nodes (synonym fields are names already,
+    so they are never keys); types without any are left out."""
+    kinds = PropertyKinds()
     template = load_statements("skb.cypher")["property_sample"]
     with driver.session(database=database) as session:
         for node_type in schema.node_types:
@@ -56,11 +90,18 @@ def read_quantity_properties(driver: Driver, database: str, schema: SkbSchema) -
             if not fields:
                 continue
             rows = session.run(fill_identifiers(template, label=node_type.label), sample=SAMPLE, fields=fields).values()
-            columns = list(zip(*(row[0] for row in rows), strict=True)) if rows else []
-            kept = tuple(name for name, column in zip(fields, columns, strict=True) if quantity_property(column))
-            if kept:
-                found[node_type.label] = kept
-    return found
+            columns = dict(zip(fields, zip(*(row[0] for row in rows), strict=True), strict=True)) if rows else {}
+            quantities = tuple(name for name, column in columns.items() if quantity_property(column))
+            keys = tuple(
+                name
+                for name, column in columns.items()
+                if name not in node_type.synonym_fields and name not in quantities and key_property(column)
+            )
+            if quantities:
+                kinds.quantities[node_type.label] = quantities
+            if keys:
+                kinds.keys[node_type.label] = keys
+    return kinds
 
 
-__all__ = ["quantity", "quantity_property", "read_quantity_properties"]
+__all__ = ["PropertyKinds", "key_property", "quantity", "quantity_property", "read_property_kinds"]

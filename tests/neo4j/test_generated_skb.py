@@ -36,7 +36,7 @@ SCHEMA = {
         {"label": "Book", "text_fields": ["summary", "pages"], "aliases": ["novel", "title"], "description": "A book"},
         {"label": "Genre", "aliases": ["category"], "description": "A literary genre"},
         {"label": "Publisher", "aliases": ["press", "imprint"], "description": "A publishing house"},
-        {"label": "City", "text_fields": ["population"], "aliases": ["town"], "description": "A city"},
+        {"label": "City", "text_fields": ["population", "code"], "aliases": ["town"], "description": "A city"},
     ],
     "relation_types": [
         {
@@ -71,7 +71,8 @@ PUBLISHERS = "Kestrel Press|Blue Heron Books|Marlowe House".split("|")
 def _library(seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     rng = random.Random(seed)
     nodes: list[dict[str, object]] = [
-        {"id": f"c{i}", "type": "City", "name": name, "population": POPULATIONS[i]} for i, name in enumerate(CITIES)
+        {"id": f"c{i}", "type": "City", "name": name, "population": POPULATIONS[i], "code": name[:3].upper()}
+        for i, name in enumerate(CITIES)
     ]
     nodes += [{"id": f"g{i}", "type": "Genre", "name": name} for i, name in enumerate(GENRES)]
     nodes += [{"id": f"p{i}", "type": "Publisher", "name": name} for i, name in enumerate(PUBLISHERS)]
@@ -187,6 +188,7 @@ def test_superlatives_rank_by_a_quantity_read_from_the_values(
     nodes, edges = library
     context = read_skb_context(driver, test_settings.neo4j_database)
     assert context.quantity_properties == {"Book": ("pages",), "City": ("population",)}
+    assert context.key_properties == {"City": ("code",)}  # "LIS", "KYO": a city named by its code
     names = {str(n["id"]): str(n["name"]) for n in nodes}
     pages = {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
     books: dict[str, list[str]] = defaultdict(list)
@@ -211,3 +213,19 @@ def test_superlatives_rank_by_a_quantity_read_from_the_values(
         result = grasp.search(f"Which book written by {names[author]} has the most pages?", k=3, rerank=False)
     assert result.node_ids == ranked[:3]
     assert any("the graph's order kept" in note for note in result.notes)
+
+
+def test_a_node_named_by_a_key_property_is_an_anchor(
+    library: tuple[list[dict[str, object]], list[dict[str, str]]],
+    driver: Driver,
+    test_settings: Settings,
+    embedder: GraspEmbedder,
+) -> None:
+    nodes, edges = library
+    born = {edge["source"] for edge in edges if edge["type"] == "BORN_IN" and edge["target"] == "c2"}  # Kyoto
+    assert born
+    branch = GraphBranch.build(driver, test_settings, embedder)
+    result = branch.run("Which authors were born in KYO?")
+    plan = result.planning.plan
+    assert plan is not None and [(a.type, a.text) for a in plan.anchors] == [("City", "KYO")]
+    assert set(result.ranking.node_ids) == born

@@ -117,3 +117,26 @@ def test_a_misspelt_name_is_found_through_the_names_own_words() -> None:
     assert not [m for m in DICTIONARY.matches("a seizre") if m.corrected]
     assert DICTIONARY.correction("weakness") is None  # a word of the names is never corrected
     assert DICTIONARY.correction("the") is None
+
+
+def test_key_values_match_as_synonyms_and_lower_case_codes_are_no_ordinary_words() -> None:
+    japan = DictionaryEntry("country:JP", "Country", "Japan")
+    japanese = DictionaryEntry("language:jpn", "Language", "Japanese")
+    india = DictionaryEntry("country:IN", "Country", "India")
+    entries = [
+        ("Japan", japan),
+        ("JPN", DictionaryEntry("country:JP", "Country", "Japan", True, True)),
+        ("Japanese", japanese),
+        ("jpn", DictionaryEntry("language:jpn", "Language", "Japanese", True, True)),
+        ("India", india),
+        ("IN", DictionaryEntry("country:IN", "Country", "India", True, True)),
+        ("Isle of Man", DictionaryEntry("country:IM", "Country", "Isle of Man")),
+    ]
+    dictionary = NameDictionary(entries)
+    (match,) = dictionary.matches("What currency does JPN use?")
+    assert {entry.node_id for entry in match.entries} == {"country:JP", "language:jpn"}
+    # a code that is an ordinary word of the names ("of", "in") still names nothing alone
+    assert [m.text for m in dictionary.matches("Which cities are in India?")] == ["India"]
+    # the same codes as plain synonyms: "jpn" in lower case reads as a word of the names, and blocks JPN
+    plain = [(surface, DictionaryEntry(e.node_id, e.label, e.name, e.from_synonym)) for surface, e in entries]
+    assert NameDictionary(plain).matches("What currency does JPN use?") == []

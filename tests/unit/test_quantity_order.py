@@ -10,7 +10,7 @@ from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.plan import Plan, PropertyOrder, parse_plan, plan_json_schema
 from grasp_agent.graph_branch.quantity_order import read_order
 from grasp_agent.skb.context import SkbContext
-from grasp_agent.skb.quantities import quantity, quantity_property
+from grasp_agent.skb.quantities import key_property, quantity, quantity_property
 from grasp_agent.skb.schema import SkbSchema
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 
@@ -46,6 +46,15 @@ def test_a_property_is_a_quantity_when_nine_in_ten_values_are_and_they_differ() 
     assert not quantity_property(["7", "7", "7"])  # orders nothing
     assert not quantity_property(["01001", "01003", "01005"])
     assert not quantity_property([None, ""])
+
+
+def test_a_key_is_a_short_code_each_node_holds_its_own_of() -> None:
+    assert key_property(["FRA", "DEU", "JPN", "US-GA", None])
+    assert not key_property(["FRA", "FRA", "DEU"])  # shared: it names no one node
+    assert not key_property(["12", "13", "14"])  # numbers are quantities or codes of digits, not names
+    assert not key_property(["A long description of the node that goes on", "Another one"])
+    assert not key_property(["FRA", None, None, None])  # most nodes lack it
+    assert not key_property([["FRA", "FR"], ["DEU"]])  # lists are synonyms, declared in the schema
 
 
 @pytest.mark.parametrize(
