@@ -144,7 +144,7 @@ LIMIT $limit;
 
 // name: property_sample
 // The first $sample nodes of a type by id (deterministic), each as its $fields' values in order: which of them
-// hold quantities a plan can rank by (grasp_agent.skb.quantities).
+// hold quantities a plan can rank by or keys a question names nodes by (grasp_agent.skb.property_kinds).
 MATCH (n:{{label}})
 WITH n ORDER BY n.id LIMIT $sample
 RETURN [field IN $fields | n[field]] AS values;

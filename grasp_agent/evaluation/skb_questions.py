@@ -38,7 +38,7 @@ from grasp_agent.evaluation.skb_templates import (
     word_superlative,
 )
 from grasp_agent.skb.context import SkbContext
-from grasp_agent.skb.quantities import quantity
+from grasp_agent.skb.property_kinds import quantity
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ gene G"). Every step names a stored relation and the direction it is walked in, 
 *lookup* has no hop: the answer is the node a passage of its own text describes ("which phenotype is described
 as ..."), the questions a reader must leave to the text and that teach the text branch its whole-document keys.
 A *superlative* walks one hop and asks for the target with the largest or smallest quantity (a property whose
-values are numbers, `grasp_agent.skb.quantities`).
+values are numbers, `grasp_agent.skb.property_kinds`).
 
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.

@@ -229,7 +229,7 @@ def read_name_dictionary(
 ) -> NameDictionary:
     """The dictionary of the loaded SKB: every node's name, and its synonyms where the schema names
     `synonym_fields` for its type, and the values of its type's key properties (`keys`: codes such as "FRA",
-    read from the values by `skb.quantities`), matched as synonyms. One read per label (about 2 s for the full
+    read from the values by `skb.property_kinds`), matched as synonyms. One read per label (about 2 s for the full
     HPO's 37k nodes, 20k synonyms)."""
     entries: list[tuple[str, DictionaryEntry]] = []
     keys = keys or {}

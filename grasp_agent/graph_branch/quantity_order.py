@@ -1,6 +1,6 @@
 """Superlative questions ("the most populous city of X", "the smallest neighbour of Y") as a plan's order: rank
 the targets by a quantity they hold, read from the question's superlative and the target type's quantity
-properties (`grasp_agent.skb.quantities`, found in the SKB's own values).
+properties (`grasp_agent.skb.property_kinds`, found in the SKB's own values).
 
 The superlatives below are English grammar, not any SKB's terms (as function words are): which way each ranks
 ("oldest" is left out: the oldest has the largest age but the smallest year).

@@ -8,7 +8,7 @@ from neo4j import Driver
 
 from grasp_agent.errors import GraspError
 from grasp_agent.skb.info import read_skb_info, relation_counts
-from grasp_agent.skb.quantities import read_property_kinds
+from grasp_agent.skb.property_kinds import read_property_kinds
 from grasp_agent.skb.schema import SkbSchema
 
 

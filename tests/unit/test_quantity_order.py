@@ -10,7 +10,7 @@ from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.plan import Plan, PropertyOrder, parse_plan, plan_json_schema
 from grasp_agent.graph_branch.quantity_order import read_order
 from grasp_agent.skb.context import SkbContext
-from grasp_agent.skb.quantities import key_property, quantity, quantity_property
+from grasp_agent.skb.property_kinds import key_property, quantity, quantity_property
 from grasp_agent.skb.schema import SkbSchema
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 

@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
  * Reads a stored value as a quantity a plan can rank by: a number, or text written as one ("66,987,244",
  * "1 250.5", "-3e2"). Codes that look numeric are not quantities: a leading zero ("01001", a FIPS code) or a
  * leading plus ("+33", a dialling code) marks an identifier. The same rule as the Python side's
- * {@code grasp_agent.skb.quantities}, which decides which properties a question may rank by.
+ * {@code grasp_agent.skb.property_kinds}, which decides which properties a question may rank by.
  */
 public final class Quantities {
 

@@ -4,7 +4,7 @@ word in its schema:
 - *quantities* a question can rank by ("the most populous city", "the cheapest lens"): a value is a quantity
   when it is a number or text written as one ("66,987,244"); a leading zero or plus marks a code ("01001",
   "+33"), as in the Java side's `grasp.plan.Quantities`, which reads the same values when a plan ranks by them;
-- *keys* a question can name a node by instead of its name ("SSD", "US-GA", "EUR", "Bhutanese"): short values
+- *keys* a question can name a node by instead of its name ("SSD", "US-GA", "EUR", "KEN"): short values
   with a letter that (almost) every node holds its own of; the name dictionary matches them like synonyms.
 """
 
@@ -82,7 +82,8 @@ class PropertyKinds:
 def read_property_kinds(driver: Driver, database: str, schema: SkbSchema) -> PropertyKinds:
     """Quantities and keys of every node type, from a sample of its nodes (synonym fields are names already,
     so they are never keys); types without any are left out."""
-    kinds = PropertyKinds()
+    quantities: dict[str, tuple[str, ...]] = {}
+    keys: dict[str, tuple[str, ...]] = {}
     template = load_statements("skb.cypher")["property_sample"]
     with driver.session(database=database) as session:
         for node_type in schema.node_types:
@@ -91,17 +92,17 @@ def read_property_kinds(driver: Driver, database: str, schema: SkbSchema) -> Pro
                 continue
             rows = session.run(fill_identifiers(template, label=node_type.label), sample=SAMPLE, fields=fields).values()
             columns = dict(zip(fields, zip(*(row[0] for row in rows), strict=True), strict=True)) if rows else {}
-            quantities = tuple(name for name, column in columns.items() if quantity_property(column))
-            keys = tuple(
+            numbers = tuple(name for name, column in columns.items() if quantity_property(column))
+            codes = tuple(
                 name
                 for name, column in columns.items()
-                if name not in node_type.synonym_fields and name not in quantities and key_property(column)
+                if name not in node_type.synonym_fields and name not in numbers and key_property(column)
             )
-            if quantities:
-                kinds.quantities[node_type.label] = quantities
-            if keys:
-                kinds.keys[node_type.label] = keys
-    return kinds
+            if numbers:
+                quantities[node_type.label] = numbers
+            if codes:
+                keys[node_type.label] = codes
+    return PropertyKinds(quantities, keys)
 
 
 __all__ = ["PropertyKinds", "key_property", "quantity", "quantity_property", "read_property_kinds"]
