@@ -233,6 +233,13 @@ def generate_skb_questions(
     return questions
 
 
+def _anchor_candidates(pools: dict[str, list[str]], label: str, wanted: int, rng: random.Random) -> list[str]:
+    """Nodes of `label` with unique names, in a seeded random order, as many as a template may examine."""
+    candidates = list(pools.get(label, []))
+    rng.shuffle(candidates)
+    return candidates[: wanted * _TRIES_PER_QUESTION]
+
+
 def _superlative_requirements(
     graph: SkbGraph,
     template: Superlative,
@@ -242,9 +249,7 @@ def _superlative_requirements(
     rng: random.Random,
 ) -> list[Requirement]:
     """Anchors with 2..`max_answers` targets holding the quantity and one target alone at its extreme."""
-    candidates = list(pools.get(template.step.source, []))
-    rng.shuffle(candidates)
-    candidates = candidates[: wanted * _TRIES_PER_QUESTION]
+    candidates = _anchor_candidates(pools, template.step.source, wanted, rng)
     cap = max_answers + 1
     found: list[Requirement] = []
     for anchor, pairs in sorted(graph.leg_quantities(template.step, candidates, template.quantity, cap).items()):
@@ -302,9 +307,7 @@ def _requirements(
     rng: random.Random,
 ) -> list[Requirement]:
     first = template.legs[0]
-    candidates = list(pools.get(first[0].source, []))
-    rng.shuffle(candidates)
-    candidates = candidates[: wanted * _TRIES_PER_QUESTION]
+    candidates = _anchor_candidates(pools, first[0].source, wanted, rng)
     if not candidates:
         return []
     two_legs = len(template.legs) == 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from neo4j import Driver
@@ -75,8 +75,8 @@ def key_property(values: Sequence[Any]) -> bool:
 class PropertyKinds:
     """Per node type, its text fields that hold quantities and those that hold keys (schema field order)."""
 
-    quantities: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    quantities: dict[str, tuple[str, ...]]
+    keys: dict[str, tuple[str, ...]]
 
 
 def read_property_kinds(driver: Driver, database: str, schema: SkbSchema) -> PropertyKinds:

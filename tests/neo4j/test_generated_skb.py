@@ -96,6 +96,11 @@ def _library(seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, str
     return nodes, edges
 
 
+def _pages(nodes: list[dict[str, object]]) -> dict[str, int]:
+    """Each book's page count, as the numbers its "1,024"-style text writes."""
+    return {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
+
+
 @pytest.fixture(scope="module")
 def library(
     driver: Driver, test_settings: Settings, embedder: GraspEmbedder, tmp_path_factory: pytest.TempPathFactory
@@ -133,7 +138,7 @@ def test_generated_questions_of_another_domain_have_exact_answers(
         legs = _legs(query.template)
         reached = [_reached(walk, labels, a, leg) for a, leg in zip(query.topic_ids, legs, strict=True)]
         assert set(query.answer_ids) == set.intersection(*reached), query.text
-    pages = {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
+    pages = _pages(nodes)
     superlatives = [q for q in questions if "@" in (q.template or "")]
     assert superlatives and all(q.target_type == "Book" for q in superlatives)
     for query in superlatives:
@@ -190,7 +195,7 @@ def test_superlatives_rank_by_a_quantity_read_from_the_values(
     assert context.quantity_properties == {"Book": ("pages",), "City": ("population",)}
     assert context.key_properties == {"City": ("code",)}  # "LIS", "KYO": a city named by its code
     names = {str(n["id"]): str(n["name"]) for n in nodes}
-    pages = {str(n["id"]): int(str(n["pages"]).replace(",", "")) for n in nodes if "pages" in n}
+    pages = _pages(nodes)
     books: dict[str, list[str]] = defaultdict(list)
     for edge in edges:
         if edge["type"] == "WROTE":
