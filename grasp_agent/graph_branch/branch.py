@@ -160,6 +160,7 @@ class GraphBranch:
                 context.schema,
                 settings.doc_anchor_min_score,
                 quantities=[p for props in context.quantity_properties.values() for p in props],
+                keys=[p for props in context.key_properties.values() for p in props],
             )
             if settings.doc_anchors
             else None

@@ -142,13 +142,15 @@ def candidate_clauses(
     return list({(c.start, c.end): c for c in kept}.values())
 
 
-def clause_frame(schema: SkbSchema, quantities: Iterable[str] = ()) -> frozenset[str]:
+def clause_frame(schema: SkbSchema, quantities: Iterable[str] = (), keys: Iterable[str] = ()) -> frozenset[str]:
     """FRAME_WORDS plus the words naming the SKB's types ("diseases", "gene"): the target, never a description.
     With quantity properties, also their words and the superlatives: "... has the highest population" says how
-    to rank, not what a thing is."""
+    to rank, not what a thing is. With key properties, their words: "the FIPS code 06037" names a node by a key
+    (the name dictionary's), it does not describe one."""
     words = {w for t in schema.node_types for part in type_words(t) for w in part.split()}
     quantity_words = {w for prop in quantities for w in spaced_name(prop).split()}
-    return FRAME_WORDS | words | (quantity_words | HIGHER | LOWER if quantity_words else frozenset())
+    key_words = {w for prop in keys for w in spaced_name(prop).split()}
+    return FRAME_WORDS | words | key_words | (quantity_words | HIGHER | LOWER if quantity_words else frozenset())
 
 
 def _content_words(text: str, frame: frozenset[str] = FRAME_WORDS) -> list[str]:
@@ -213,11 +215,12 @@ class DescribedMentionFinder:
         schema: SkbSchema,
         min_score: float = DEFAULT_MIN_SCORE,
         quantities: Iterable[str] = (),
+        keys: Iterable[str] = (),
     ) -> None:
         self._procedures = procedures
         self._embedder = doc_embedder
         self._labels = [t.label for t in schema.node_types]
-        self._frame = clause_frame(schema, quantities)
+        self._frame = clause_frame(schema, quantities, keys)
         self._min_score = min_score
 
     def clauses(self, question: str, mentions: Sequence[Mention]) -> list[Clause]:

@@ -5,7 +5,9 @@ degree); one further type is added when its best match is near-exact or beats th
 margin, because extractors often guess a plausible but wrong type ("Marfan" as a Gene). A mention in doc mode
 (an entity described, not named) is matched the same way against the document indexes, with the document
 encoder. Attributes are listed without links. A name mention that writes a name or synonym of the SKB's name
-dictionary (a plural, a lower-case symbol, a synonym) is embedded as that node's name, so it links exactly.
+dictionary (a plural, a lower-case symbol, a synonym) is embedded as that node's name, so it links exactly; the
+row keeps the nodes it names by an alias (a synonym or key, not the name), which a question asking for the node
+itself writes ("which country is the Hellenic Republic").
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode
-from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
+from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeId, NodeLink
 
 LINKS_PER_TYPE = 3
 NEAR_EXACT = 0.99
@@ -31,6 +33,13 @@ class EntityRow:
     added_type: str | None = None
     # a type the question's words chose among types whose names tie (`shared_names`); its best link is `best`
     preferred: str | None = None
+    # the nodes the mention names by an alias (a synonym or key of theirs, none of their names)
+    aliases: frozenset[NodeId] = frozenset()
+
+    @property
+    def names_best_by_alias(self) -> bool:
+        best = self.best
+        return best is not None and best.node_id in self.aliases
 
     @property
     def best(self) -> NodeLink | None:
@@ -135,8 +144,23 @@ def build_entity_table(
         best_by_type = {label: max(link.score for link in links) for label, links in by_type.items()}
         kept, added = choose_types([t for t in mention.types if t in labels], best_by_type)
         ordered = kept + ([added] if added else [])
-        rows.append(EntityRow(mention, {label: tuple(by_type[label]) for label in ordered}, added))
+        rows.append(
+            EntityRow(
+                mention,
+                {label: tuple(by_type[label]) for label in ordered},
+                added,
+                aliases=aliases(mention, dictionary),
+            )
+        )
     return EntityTable(tuple(rows))
+
+
+def aliases(mention: Mention, dictionary: NameDictionary | None) -> frozenset[NodeId]:
+    """The nodes a name mention writes a synonym or key of and none of their names."""
+    if dictionary is None or mention.match_mode is not MatchMode.NAME:
+        return frozenset()
+    found = {entry.node_id for entry in dictionary.lookup(mention.text)}
+    return frozenset(node for node in found if dictionary.writes_alias(mention.text, node))
 
 
 def linked_text(mention: Mention, dictionary: NameDictionary | None) -> str:

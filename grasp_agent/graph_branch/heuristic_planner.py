@@ -34,6 +34,7 @@ from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
+from grasp_agent.graph_branch.quoted_words import quoted_keywords
 from grasp_agent.graph_branch.relation_words import RelationWords, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
@@ -235,6 +236,9 @@ class HeuristicPlanner:
             way = "largest" if ordered.order.descending else "smallest"
             named = "the question's words name it" if ordered.named else f"the first quantity of {plan.target.type}"
             notes.append(f"ranked by {ordered.order.property}, {way} first: '{ordered.cue}' ({named})")
+        if plan.name_contains:
+            shown = ", ".join(f"'{word}'" for word in plan.name_contains)
+            notes.append(f"targets whose name holds {shown} first (quoted, and no mention)")
         return dataclasses.replace(outcome, notes=(*outcome.notes, *notes)) if notes else outcome
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
@@ -291,10 +295,15 @@ class HeuristicPlanner:
         return notes
 
     def _is_the_answer(self, label: str, target_label: str, path: Sequence[SchemaHop] | None, frame: str) -> bool:
-        """Whether a described entity of the asked type is itself what is asked for: its only route is one hop
-        along its type's own relation, which no word of the question names ("which countries border the
-        country described as ..." names it; "which country is described as ..." does not)."""
-        if label != target_label or not path or len(path) != 1 or path[0].source != path[0].target:
+        """Whether a described (or alias-named) entity of the asked type is itself what is asked for: its type
+        has no route to itself, or its only route is one hop along its type's own relation, which no word of the
+        question names ("which countries border the country described as ..." names it; "which country is
+        described as ..." does not)."""
+        if label != target_label:
+            return False
+        if not path:
+            return True
+        if len(path) != 1 or path[0].source != path[0].target:
             return False
         return not self._routes.relation_words.named(path[0].relation, frame)
 
@@ -374,6 +383,7 @@ class HeuristicPlanner:
         anchors: list[Anchor] = []
         hops: list[Hop] = []
         estimates: list[float] = []
+        itself: list[EntityRow] = []  # anchors named by an alias that are the answer
         confident = asked is not None
         # types the question names outside its mentions ("which conditions sharing one of its genes", "genes of
         # diseases with X"): stations on the way from an anchor to the target (for an anchor of the target's own
@@ -422,8 +432,13 @@ class HeuristicPlanner:
             if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
                 path = _via_route(routes, row.best.label, target_label, stations, context_words, cue) or path
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
-            if described and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
-                continue  # "which country is described as ...": the described entity is the answer, no hop
+            alias = row.names_best_by_alias
+            if (described or alias) and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
+                # "which country is described as ...", "which country is the Hellenic Republic": the entity is
+                # the answer, no hop; one named by an alias is the plan's target itself
+                if alias:
+                    itself.append(row)
+                continue
             if not path:  # unreachable, or the target's own type without a self-relation: text only
                 continue
             var = f"a{len(anchors) + 1}"
@@ -433,6 +448,11 @@ class HeuristicPlanner:
             hops.extend(self._hops(var, path, len(anchors)))
             estimates.append(self._candidates(row, path))
             confident = confident and not described and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
+        if not anchors and itself:
+            # the question asks which node an alias names: the plan is that anchor, no hop
+            best = max(itself, key=lambda row: row.best.score if row.best is not None else 0.0)
+            anchors.append(Anchor(var="t", type=target_label, text=best.mention.text, match_mode=MatchMode.NAME))
+            estimates.append(1.0)
         leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
         # content: a word no frame word lists, and (with the SKB's name vocabulary) one its names use ("my
         # daughter ... what could this be" leaves nothing a node's text could be rescored by)
@@ -456,6 +476,7 @@ class HeuristicPlanner:
             n_cand=max(0, min(n_cand, target_count)),
             risk=risk,
             order=ordered.order if ordered else None,
+            name_contains=quoted_keywords(question, mentions),
         )
 
     def read_order(self, question: str, table: EntityTable, target_label: str) -> ReadOrder | None:

@@ -21,6 +21,7 @@ words or more, or one of 7+ letters, since a short word one edit from a name is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -59,6 +60,7 @@ class PhraseMatch:
         return tuple(dict.fromkeys(entry.label for entry in ordered))
 
 
+MIN_NUMBER_KEY = 3  # digits of a key written as a number ("81" of "+81") that may match without its mark
 MIN_CORRECTED = 5  # letters of a word before a typo in it is corrected
 MIN_CORRECTED_ALONE = 7  # letters of a one-word corrected match
 
@@ -93,13 +95,18 @@ class NameDictionary:
     def __init__(self, entries: Iterable[tuple[str, DictionaryEntry]]) -> None:
         by_key: dict[str, list[DictionaryEntry]] = {}
         ordinary: set[str] = set()  # words the SKB's names write in lower case
+        # a key that is a short number matches only written with its mark ("+81", not any "81" in the text)
+        marks: dict[str, set[str]] = {}
         for surface, entry in entries:
             key = phrase_key(surface)
             if key:
                 by_key.setdefault(key, []).append(entry)
+                if entry.from_key and _short_number(key):
+                    marks.setdefault(key, set()).add(_mark(surface))
                 if not entry.from_key:  # lower-case codes ("jpn", "fr") are no words of the names
                     ordinary.update(written.lower() for _, _, _, written in phrase_tokens(surface) if written.islower())
         self._ordinary = frozenset(ordinary) | FUNCTION_WORDS
+        self._marks = {key: frozenset(found) for key, found in marks.items()}
         self._entries = {key: tuple(dict.fromkeys(found)) for key, found in by_key.items()}
         # the names' vocabulary (word -> keys holding it) and its deletion index, for typos
         self._vocabulary: dict[str, int] = {}
@@ -168,9 +175,11 @@ class NameDictionary:
             fixed = bool(corrected.intersection(range(first, last + 1)))
             if fixed and last == first and len(tokens[first][0]) < MIN_CORRECTED_ALONE:
                 continue
+            start, stop = tokens[first][1], tokens[last][2]
             entries = self._admitted(key, written[first : last + 1])
+            if key in self._marks and not any(mark and text[:start].endswith(mark) for mark in self._marks[key]):
+                entries = tuple(entry for entry in entries if not entry.from_key)
             if entries:
-                start, stop = tokens[first][1], tokens[last][2]
                 found.append(PhraseMatch(start, stop, text[start:stop], last - first + 1, entries, fixed))
         return found
 
@@ -217,6 +226,12 @@ class NameDictionary:
         chosen = [entry for entry in found if label is None or entry.label == label]
         return tuple(sorted(chosen, key=lambda entry: entry.from_synonym))
 
+    def writes_alias(self, text: str, node_id: NodeId) -> bool:
+        """Whether `text` refers to the node by another of its names (a synonym or a key: "Hellenic Republic",
+        "Kenyan", "+254"), not by its own name."""
+        found = [entry for entry in self.lookup(text) if entry.node_id == node_id]
+        return bool(found) and all(entry.from_synonym for entry in found)
+
     def canonical_name(self, text: str, label: str | None = None) -> str | None:
         """The node name that `text` writes (as a name or a synonym; names first), or None when it writes none:
         what to embed so that a synonym, a lower-case symbol or a plural links to its node exactly."""
@@ -242,8 +257,36 @@ def read_name_dictionary(
         if keys.get(label):
             for node_id, name, values in procedures.names_and_synonyms(label, keys[label]):
                 if name:
-                    entries.extend((value, DictionaryEntry(node_id, label, name, True, True)) for value in values)
+                    entries.extend(
+                        (value, DictionaryEntry(node_id, label, name, True, True)) for value in key_values(values)
+                    )
     return NameDictionary(entries)
 
 
-__all__ = ["DictionaryEntry", "NameDictionary", "PhraseMatch", "read_name_dictionary"]
+_LIST_SEPARATOR = re.compile(r"[,;]")
+_MARK = re.compile(r"[^\w\s]+")
+
+
+def key_values(values: Iterable[str]) -> list[str]:
+    """The keys a key property's values hold: a value listing several ("Antiguan,Barbudan") gives each; a short
+    number without its mark ("7", where "+7" marks a code) gives none. Pure."""
+    out = []
+    for value in values:
+        for part in (part.strip() for part in _LIST_SEPARATOR.split(value)):
+            key = phrase_key(part)
+            if key and not (_short_number(key) and not _mark(part)):
+                out.append(part)
+    return out
+
+
+def _short_number(key: str) -> bool:
+    return key.isdigit() and len(key) < MIN_NUMBER_KEY
+
+
+def _mark(surface: str) -> str:
+    """The punctuation a key is written with before its first word ("+" of "+81")."""
+    found = _MARK.match(surface.strip())
+    return found.group() if found else ""
+
+
+__all__ = ["DictionaryEntry", "NameDictionary", "PhraseMatch", "key_values", "read_name_dictionary"]

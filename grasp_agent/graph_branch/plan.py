@@ -6,7 +6,8 @@
      "relevance_text": "early-onset forms", "n_cand": 50, "risk": "low"}
 
 An optional `"order": {"property": "population", "descending": true}` ranks the targets by a quantity they hold
-instead of by relevance text ("the most populous city of X").
+instead of by relevance text ("the most populous city of X"); an optional `"name_contains": ["spastic"]` puts the
+targets whose name holds those words (at word starts, any case) first ('diseases named "spastic"').
 
 A hop reads its relation either way round unless it says `direction`: "out" (stored source -> target), "in"
 (stored target -> source) or "any" (the default, as in the GRASP paper); asymmetric relations such as IS_A need
@@ -42,6 +43,12 @@ Variable = Annotated[
     str, Field(pattern=r"^[a-z][a-z0-9_]{0,15}$", description="e.g. a1, x, t"), AfterValidator(_not_generated_name)
 ]
 TypeName = Annotated[str, Field(pattern=ANCHORED_IDENTIFIER_PATTERN)]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("a name word must not be blank")
+    return value
 
 
 class PlanError(GraspError):
@@ -121,6 +128,9 @@ class Plan(BaseModel):
     n_cand: int = Field(default=50, ge=0, description="The planner's estimate of how many candidates the plan yields")
     risk: Risk = Field(default=Risk.LOW, description="How likely the graph ranking misleads (for fusion)")
     order: PropertyOrder | None = Field(default=None, description="Rank by a quantity instead of relevance_text")
+    name_contains: tuple[Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_not_blank)], ...] = Field(
+        default=(), max_length=4, description="Words the target's name holds (a quoted keyword); such targets first"
+    )
 
     @model_validator(mode="after")
     def _variables_are_consistent(self) -> Plan:
@@ -136,6 +146,8 @@ class Plan(BaseModel):
     def to_json(self) -> str:
         # An undirected hop is written without `direction`: the same JSON as before directions existed.
         payload = self.model_dump(mode="json", exclude_none=True)
+        if not payload["name_contains"]:
+            del payload["name_contains"]  # likewise a plan asking nothing of names
         for hop in payload["hops"]:
             if hop.get("direction") == Direction.ANY.value:
                 del hop["direction"]
@@ -202,6 +214,8 @@ def plan_json_schema(
         defs["PropertyOrder"]["properties"]["property"] = {"enum": list(quantities), "type": "string"}
     else:
         del schema["properties"]["order"], defs["PropertyOrder"]
+    # name words are the heuristic planner's for now: not yet measured with the LLM planners
+    del schema["properties"]["name_contains"]
     for end in ("source_type", "target_type"):
         defs["Hop"]["properties"][end]["anyOf"][0] = type_enum
     # Required in this order: grammar-constrained small models otherwise skip straight to the target and

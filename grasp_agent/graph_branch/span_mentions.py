@@ -161,12 +161,16 @@ class SpanMentionFinder:
         return found
 
     def _embedded_spans(self, question: str, exact: list[ScoredSpan], deadline: float) -> list[ScoredSpan]:
-        """Spans linked through the name index: those `bounded_spans` keeps, chunk by chunk while time is left."""
+        """Spans linked through the name index: those `bounded_spans` keeps, chunk by chunk while time is left;
+        none inside quotation marks, as for the dictionary's matches (a quoted passage is a description or a
+        keyword: 'diseases named "Amyotrophy"' asks for a word of their names, not for the phenotype)."""
         exact_spans = {(item.span.start, item.span.end) for item in exact}
+        quoted = _quoted_ranges(question)
         spans = [
             span
             for span in candidate_spans(question, self._max_words, excluded=self._type_words)
             if (span.start, span.end) not in exact_spans
+            and not any(start < span.start and span.end <= end for start, end in quoted)
         ]
         kept = bounded_spans(spans, self._max_spans)
         labels = [t.label for t in self._schema.node_types]

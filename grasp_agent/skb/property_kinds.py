@@ -4,8 +4,9 @@ word in its schema:
 - *quantities* a question can rank by ("the most populous city", "the cheapest lens"): a value is a quantity
   when it is a number or text written as one ("66,987,244"); a leading zero or plus marks a code ("01001",
   "+33"), as in the Java side's `grasp.plan.Quantities`, which reads the same values when a plan ranks by them;
-- *keys* a question can name a node by instead of its name ("SSD", "US-GA", "EUR", "KEN"): short values
-  with a letter that (almost) every node holds its own of; the name dictionary matches them like synonyms.
+- *keys* a question can name a node by instead of its name ("SSD", "US-GA", "EUR", "KEN", "Kenyan", "+254"):
+  short values, words or codes rather than numbers, that (almost) every node holds its own of; the name
+  dictionary matches them like synonyms.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ KEY_DISTINCT = 0.95  # of a key's sampled values that differ (case-insensitively
 KEY_COVERAGE = 0.5  # of the sampled nodes that hold a value
 KEY_MAX_WORDS = 3
 KEY_MAX_CHARS = 24
+KEY_SHORT = 0.95  # of a key's sampled values that are short: a few long ones are outliers, not descriptions
 
 
 def quantity(value: Any) -> float | None:
@@ -55,20 +57,32 @@ def quantity_property(values: Sequence[Any]) -> bool:
     return bool(present) and len(numbers) >= QUANTITY_SHARE * len(present) and len(set(numbers)) >= MIN_DISTINCT
 
 
+_CODE = re.compile(r"(\+[0-9]|0[0-9])[0-9 \-]*")
+
+
+def is_code(value: Any) -> bool:
+    """Digits a leading plus or zero marks as a code, not a number ("+254", "+1-268", "01001"; as
+    `grasp.plan.Quantities` reads them)."""
+    return isinstance(value, str) and _CODE.fullmatch(value.strip()) is not None
+
+
 def key_property(values: Sequence[Any]) -> bool:
     """Whether a property holds short codes or labels that each node has its own of: held by at least half
-    the sampled nodes, every value a string of at most 3 words and 24 characters, 90% with a letter (not a
-    number), and 95% distinct."""
+    the sampled nodes, 95% of the values strings of at most 3 words and 24 characters, 90% with a letter or
+    written as a code (not a number), and 95% distinct."""
     present = [value for value in values if value is not None and value != ""]
     if not present or len(present) < KEY_COVERAGE * len(values) or quantity_property(present):
         return False
-    short = all(
-        isinstance(value, str) and len(value) <= KEY_MAX_CHARS and len(value.split()) <= KEY_MAX_WORDS
-        for value in present
+    if not all(isinstance(value, str) for value in present):
+        return False  # lists are synonyms, declared in the schema
+    short = sum(len(value) <= KEY_MAX_CHARS and len(value.split()) <= KEY_MAX_WORDS for value in present)
+    worded = sum(any(ch.isalpha() for ch in value) or is_code(value) for value in present)
+    distinct = len({value.lower() for value in present})
+    return (
+        short >= KEY_SHORT * len(present)
+        and worded >= QUANTITY_SHARE * len(present)
+        and distinct >= KEY_DISTINCT * len(present)
     )
-    lettered = sum(any(ch.isalpha() for ch in str(value)) for value in present)
-    distinct = len({str(value).lower() for value in present})
-    return short and lettered >= QUANTITY_SHARE * len(present) and distinct >= KEY_DISTINCT * len(present)
 
 
 @dataclass(frozen=True)
@@ -105,4 +119,4 @@ def read_property_kinds(driver: Driver, database: str, schema: SkbSchema) -> Pro
     return PropertyKinds(quantities, keys)
 
 
-__all__ = ["PropertyKinds", "key_property", "quantity", "quantity_property", "read_property_kinds"]
+__all__ = ["PropertyKinds", "is_code", "key_property", "quantity", "quantity_property", "read_property_kinds"]

@@ -223,6 +223,27 @@ def test_the_dictionary_is_read_from_the_loaded_skb(
     assert "nsf" not in _anchors(off.run("Which nsf-related disorders show salaam convulsions?"))
 
 
+def test_a_quoted_keyword_is_asked_of_the_targets_names_and_never_linked(branch: GraphBranch) -> None:
+    plain = branch.run("Which diseases present with epileptic spasms?").ranking.nodes
+    assert len(plain) >= 2
+    # the lowest-ranked disease with a word of its name that no other of them has
+    words = {node.node_id: {w.lower() for w in node.name.replace("-", " ").split() if w.isalpha()} for node in plain}
+    node, word = next(
+        (node, word)
+        for node in reversed(plain)
+        for word in sorted(words[node.node_id])
+        if len(word) > 3 and not any(word in words[other.node_id] for other in plain if other is not node)
+    )
+    result = branch.run(f'Which diseases named "{word}" present with epileptic spasms?')
+    plan = result.planning.plan
+    assert plan is not None and plan.name_contains == (word,)
+    assert result.ranking.node_ids[0] == node.node_id
+    # a name of the SKB in quotes is a keyword too: neither the dictionary nor the embedding links it
+    quoted = branch.run('Which diseases named "Seizure" present with epileptic spasms?')
+    assert "Seizure" not in _anchors(quoted) and quoted.planning.plan is not None
+    assert quoted.planning.plan.name_contains == ("Seizure",)
+
+
 # ---- soft constraints (#30): a plan nobody matches wholly ranks its partial matches -------------------------------
 def test_a_conjunction_nobody_satisfies_ranks_partial_matches(
     branch: GraphBranch, driver: Driver, test_settings: Settings, embedder: GraspEmbedder

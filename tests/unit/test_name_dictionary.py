@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary, within_one_edit
+from grasp_agent.graph_branch.entity_table import aliases
+from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary, key_values, within_one_edit
 from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
+from grasp_agent.graph_branch.plan import MatchMode
 
 
 def _dictionary(*rows: tuple[str, str, str, tuple[str, ...]]) -> NameDictionary:
@@ -140,3 +143,43 @@ def test_key_values_match_as_synonyms_and_lower_case_codes_are_no_ordinary_words
     # the same codes as plain synonyms: "jpn" in lower case reads as a word of the names, and blocks JPN
     plain = [(surface, DictionaryEntry(e.node_id, e.label, e.name, e.from_synonym)) for surface, e in entries]
     assert NameDictionary(plain).matches("What currency does JPN use?") == []
+
+
+def test_a_key_property_lists_its_keys_and_a_short_number_needs_its_mark() -> None:
+    assert key_values(["Antiguan,Barbudan", "Kenyan", "+254", "+1", "7", "+1-268", " ; "]) == [
+        "Antiguan",
+        "Barbudan",
+        "Kenyan",
+        "+254",
+        "+1",
+        "+1-268",
+    ]
+    japan = DictionaryEntry("country:JP", "Country", "Japan", True, True)
+    named = DictionaryEntry("thing:81", "Thing", "81")  # a node named by the number itself
+    dictionary = NameDictionary([("+81", japan), ("81", named)])
+    assert [m.entries for m in dictionary.matches("Who has the code +81?")] == [(japan, named)]
+    assert [m.entries for m in dictionary.matches("Which 81 countries?")] == [(named,)]
+
+
+def test_a_synonym_or_key_is_an_alias_of_its_node_and_its_name_is_not() -> None:
+    kenya = DictionaryEntry("country:KE", "Country", "Kenya")
+    dictionary = NameDictionary(
+        [
+            ("Kenya", kenya),
+            ("Republic of Kenya", DictionaryEntry("country:KE", "Country", "Kenya", True)),
+            ("Kenyan", DictionaryEntry("country:KE", "Country", "Kenya", True, True)),
+            ("+254", DictionaryEntry("country:KE", "Country", "Kenya", True, True)),
+        ]
+    )
+    assert dictionary.writes_alias("the Republic of Kenya", "country:KE") is False  # "the" is part of the span
+    assert dictionary.writes_alias("Republic of Kenya", "country:KE")
+    assert dictionary.writes_alias("Kenyan", "country:KE")
+    assert dictionary.writes_alias("+254", "country:KE")
+    assert not dictionary.writes_alias("kenya", "country:KE")  # its own name, in any case
+    assert not dictionary.writes_alias("Kenyan", "country:TZ")  # another node's alias
+    assert [m.text for m in dictionary.matches("Which country has the dialling code +254?")] == ["254"]
+    # the entity table keeps the nodes a name mention writes an alias of; a described mention names none
+    assert aliases(Mention(text="Kenyan", types=("Country",)), dictionary) == {"country:KE"}
+    assert aliases(Mention(text="Kenya", types=("Country",)), dictionary) == frozenset()
+    assert aliases(Mention(text="Kenyan", match_mode=MatchMode.DOC), dictionary) == frozenset()
+    assert aliases(Mention(text="Kenyan"), None) == frozenset()

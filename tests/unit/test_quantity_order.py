@@ -57,6 +57,17 @@ def test_a_key_is_a_short_code_each_node_holds_its_own_of() -> None:
     assert not key_property([["FRA", "FR"], ["DEU"]])  # lists are synonyms, declared in the schema
 
 
+def test_codes_of_digits_and_words_are_keys_and_a_few_long_values_do_not_spoil_them() -> None:
+    assert key_property(["+254", "+1-268", "+33", "+49"])  # a plus marks a code, not a number
+    assert key_property(["01001", "01003", "01005"])  # so does a leading zero
+    assert not key_property(["254", "268", "33", "49"])  # plain numbers are quantities
+    assert not key_property(["-26.2, 28.0", "40.7, -74.0", "51.5, -0.1"])  # pairs of numbers are no codes
+    demonyms = [f"Demonym{i}" for i in range(40)] + ["South Georgia and the South Sandwich Islander"]
+    assert key_property(demonyms)  # one long value in 41
+    long_ones = ["A long description of the node that goes on", "Another description that is just as long"]
+    assert not key_property(demonyms[:10] + long_ones)  # two in twelve: descriptions, not keys
+
+
 @pytest.mark.parametrize(
     ("frame", "prop", "descending"),
     [

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.plan import parse_plan
+from grasp_agent.graph_branch.procedure_calls import NodeLink
 from grasp_agent.graph_branch.relation_words import RelationWords, stem, stem_forms, stems
 from grasp_agent.graph_branch.schema_paths import SchemaHop, shortest_meta_path
 from grasp_agent.skb.context import SkbContext
@@ -264,3 +267,31 @@ def test_the_word_that_names_the_asked_type_also_names_the_relation_into_it() ->
     assert [hop.relation for hop in plan.hops] == ["BORDERS", "CAPITAL_OF"]
     plan = HeuristicPlanner(PLACES_CONTEXT).build("Which towns are in the countries bordering Chad?", table)
     assert [hop.relation for hop in plan.hops] == ["BORDERS", "LOCATED_IN"]
+
+
+def _alias_row(text: str, label: str, node_id: str) -> EntityRow:
+    """A mention that writes another name of its node (a synonym or key): the entity table marks it."""
+    link = NodeLink(node_id, "Kenya", label, 1.0, 5)
+    return EntityRow(Mention(text=text, types=(label,)), {label: (link,)}, aliases=frozenset({node_id}))
+
+
+def test_a_node_of_the_asked_type_named_by_an_alias_is_the_answer_unless_its_relation_is_named() -> None:
+    planner = HeuristicPlanner(GEO_CONTEXT)
+    table = EntityTable((_alias_row("Republic of Kenya", "Country", "country:KE"),))
+    itself = planner.build("Which country is the Republic of Kenya?", table)
+    assert itself.hops == () and [(a.var, a.type, a.text) for a in itself.anchors] == [
+        ("t", "Country", "Republic of Kenya")
+    ]
+    assert parse_plan(itself.to_json()) == itself  # a valid plan: an anchor that is the target, no hop
+    # the relation named: its neighbours, as for the name
+    assert [hop.relation for hop in planner.build("Which countries border the Republic of Kenya?", table).hops] == [
+        "BORDERS"
+    ]
+    # another type asked: the usual route
+    assert [hop.relation for hop in planner.build("Which languages does the Republic of Kenya use?", table).hops] == [
+        "HAS_LANGUAGE"
+    ]
+    # the node's own name, not an alias: the self-relation as before (a question naming a node of the type it
+    # asks for asks for others)
+    named = EntityTable((_row("Kenya", "Country", 1.0),))
+    assert [hop.relation for hop in planner.build("Which country is next to Kenya?", named).hops] == ["BORDERS"]

@@ -7,7 +7,8 @@ import java.util.List;
  * Field names follow the JSON: {@code match_mode} is {@link Anchor#matchMode}, {@code n_cand} is {@link #nCand}.
  */
 public record Plan(
-        List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk, Order order) {
+        List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk, Order order,
+        List<String> nameContains) {
 
     /** A mention to link: {@code text} is matched against {@code type}'s nodes by {@code match_mode} (name|doc). */
     public record Anchor(String var, String type, String text, String matchMode) {}
@@ -49,14 +50,24 @@ public record Plan(
      */
     public record Order(String property, boolean descending) {}
 
+    // nameContains: words a target's name should hold (a quoted keyword: 'diseases named "spastic"'); the targets
+    // whose name holds every one rank first, in their own order (see NameTerms). Empty: names play no part.
+
     public Plan {
         anchors = List.copyOf(anchors);
         hops = List.copyOf(hops);
+        nameContains = nameContains == null ? List.of() : List.copyOf(nameContains);
     }
 
-    /** A plan that ranks by relevance (no {@link Order}). */
+    /** A plan that ranks by relevance (no {@link Order}) and asks nothing of the targets' names. */
     public Plan(List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk) {
-        this(anchors, hops, target, relevanceText, nCand, risk, null);
+        this(anchors, hops, target, relevanceText, nCand, risk, null, List.of());
+    }
+
+    /** A plan that asks nothing of the targets' names. */
+    public Plan(List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk,
+            Order order) {
+        this(anchors, hops, target, relevanceText, nCand, risk, order, List.of());
     }
 
     public boolean hasHops() {

@@ -38,7 +38,8 @@ public final class PlanExecutor {
 
     private record Candidate(Node node, double anchorScore) {}
 
-    private record Scored(Candidate candidate, Object id, double dense, double score) {}
+    /** {@code named}: the target's name holds the plan's name words ({@link NameTerms}); such targets rank first. */
+    private record Scored(Candidate candidate, Object id, double dense, double score, boolean named) {}
 
     private final Transaction tx;
     private final GraphSchema schema;
@@ -101,8 +102,10 @@ public final class PlanExecutor {
         PlanCompiler compiler = new PlanCompiler(validation);
         String label = validation.plan().target().type();
         Plan.Order order = validation.plan().order();
+        List<String> terms = validation.plan().nameContains();
         if (compiler.needsVectorIndexOnly()) {
-            return order == null ? rankByIndex(tx, label, relevance, limit) : rankByQuantity(tx, label, order, limit);
+            return order == null ? rankByIndex(tx, label, relevance, limit, terms)
+                    : rankByQuantity(tx, label, order, limit);
         }
         Map<String, List<Map<String, Object>>> bindings = link(tx, validation.plan(), vectors);
         Map<String, Object> params = compiler.parameters(bindings);
@@ -111,28 +114,29 @@ public final class PlanExecutor {
         if (candidates.size() < config.relaxBelow() && validation.plan().hasHops()) {
             Relaxed relaxed = relaxed(tx, validation, bindings, budget);
             if (!relaxed.candidates().isEmpty()) {
-                return ranked(tx, label, relevance, order, limit, relaxed.candidates(), relaxed::witnesses, false,
+                return ranked(tx, label, relevance, order, terms, limit, relaxed.candidates(), relaxed::witnesses, false,
                         false);
             }
         }
-        return ranked(tx, label, relevance, order, limit, candidates, top -> witnesses(tx, compiler, params, top),
+        return ranked(tx, label, relevance, order, terms, limit, candidates, top -> witnesses(tx, compiler, params, top),
                 !validation.plan().hasHops() && order == null, true);
     }
 
-    private List<Row> ranked(Transaction tx, String label, double[] relevance, Plan.Order order, long limit,
-            List<Candidate> candidates, Function<List<Scored>, Map<String, List<Object>>> witnessesOf, boolean indexHits,
-            boolean exact) {
+    private List<Row> ranked(Transaction tx, String label, double[] relevance, Plan.Order order, List<String> terms,
+            long limit, List<Candidate> candidates, Function<List<Scored>, Map<String, List<Object>>> witnessesOf,
+            boolean indexHits, boolean exact) {
         Map<String, Double> dense = new HashMap<>();
         if (order != null) {
             dense = orderScores(candidates.stream().map(Candidate::node).toList(), order);
         } else if (relevance != null) {
             dense = new DenseRescorer(tx, label, relevance, config).score(candidates.stream().map(Candidate::node).toList());
         }
-        List<Scored> top = order == null ? top(candidates, dense, limit) : topByOrder(candidates, dense, limit);
+        List<Scored> top = order == null ? top(candidates, dense, limit, terms)
+                : topByOrder(candidates, dense, limit, terms);
         // only nodes the plan matched have a witness; doc-index neighbours (below) have none
         Map<String, List<Object>> witnesses = witnessesOf.apply(top);
         if (indexHits && relevance != null) {
-            top = withIndexHits(tx, label, relevance, limit, top);
+            top = withIndexHits(tx, label, relevance, limit, top, terms);
         }
         List<Row> rows = new ArrayList<>();
         for (Scored s : top) {
@@ -250,11 +254,12 @@ public final class PlanExecutor {
         return candidates;
     }
 
-    private List<Scored> top(List<Candidate> candidates, Map<String, Double> dense, long limit) {
+    private List<Scored> top(List<Candidate> candidates, Map<String, Double> dense, long limit, List<String> terms) {
         List<Scored> scored = new ArrayList<>(candidates.size());
         for (Candidate c : candidates) {
             double d = dense.getOrDefault(c.node().getElementId(), 0.0);
-            scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d));
+            scored.add(new Scored(c, c.node().getProperty("id", null), d, c.anchorScore() + config.denseWeight() * d,
+                    named(c.node(), terms)));
         }
         return best(scored, limit);
     }
@@ -290,12 +295,13 @@ public final class PlanExecutor {
      * Ordered plans rank by anchor score first (an exact or better-linked match stays ahead), then by the order;
      * the score adds the order's place at a scale below any anchor-score difference that matters (1e-3).
      */
-    private static List<Scored> topByOrder(List<Candidate> candidates, Map<String, Double> places, long limit) {
+    private static List<Scored> topByOrder(List<Candidate> candidates, Map<String, Double> places, long limit,
+            List<String> terms) {
         List<Scored> scored = new ArrayList<>(candidates.size());
         for (Candidate c : candidates) {
             double place = places.getOrDefault(c.node().getElementId(), 0.0);
             scored.add(new Scored(c, c.node().getProperty("id", null), place,
-                    roundedAnchor(c.anchorScore()) + ORDER_SCALE * place));
+                    roundedAnchor(c.anchorScore()) + ORDER_SCALE * place, named(c.node(), terms)));
         }
         return best(scored, limit);
     }
@@ -312,7 +318,7 @@ public final class PlanExecutor {
             nodes.forEachRemaining(node -> all.add(new Candidate(node, 0.0)));
         }
         Map<String, Double> places = orderScores(all.stream().map(Candidate::node).toList(), order);
-        return topByOrder(all, places, limit).stream().map(s -> row(s, List.of(), true)).toList();
+        return topByOrder(all, places, limit, List.of()).stream().map(s -> row(s, List.of(), true)).toList();
     }
 
     /**
@@ -320,22 +326,31 @@ public final class PlanExecutor {
      * bindings: the doc index's nearest nodes join the bindings with the dense score alone, so a binding keeps its
      * anchor score on top of its cosine and stays ahead of an unlinked node as close to the text.
      */
-    private List<Scored> withIndexHits(Transaction tx, String label, double[] relevance, long limit, List<Scored> bound) {
+    private List<Scored> withIndexHits(Transaction tx, String label, double[] relevance, long limit, List<Scored> bound,
+            List<String> terms) {
         Map<String, Scored> merged = new LinkedHashMap<>();
         for (Scored s : bound) {
             merged.put(s.candidate().node().getElementId(), s);
         }
         for (VectorIndexes.Hit hit : VectorIndexes.nearest(tx, label, "doc", limit, relevance)) {
             merged.putIfAbsent(hit.node().getElementId(), new Scored(new Candidate(hit.node(), 0.0),
-                    hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine()));
+                    hit.node().getProperty("id", null), hit.cosine(), config.denseWeight() * hit.cosine(),
+                    named(hit.node(), terms)));
         }
         return best(new ArrayList<>(merged.values()), limit);
     }
 
-    /** The top {@code limit} by score, ties by node id. */
+    /** The top {@code limit}: those whose name holds the plan's name words first, then by score, ties by node id. */
     private static List<Scored> best(List<Scored> scored, long limit) {
-        scored.sort(Comparator.comparingDouble(Scored::score).reversed().thenComparing(Scored::id, NodeIds::compare));
+        scored.sort(Comparator.comparing((Scored s) -> !s.named())
+                .thenComparing(Comparator.comparingDouble(Scored::score).reversed())
+                .thenComparing(Scored::id, NodeIds::compare));
         return scored.subList(0, (int) Math.min(limit, scored.size()));
+    }
+
+    /** Whether the node's name holds every term; false when the plan asks nothing of names (no target first). */
+    private static boolean named(Node node, List<String> terms) {
+        return !terms.isEmpty() && NameTerms.holds(node.getProperty("name", null), terms);
     }
 
     private static Map<String, List<Object>> witnesses(Transaction tx, PlanCompiler compiler, Map<String, Object> params,
@@ -362,12 +377,13 @@ public final class PlanExecutor {
         return witnesses;
     }
 
-    private List<Row> rankByIndex(Transaction tx, String label, double[] relevance, long limit) {
+    private List<Row> rankByIndex(Transaction tx, String label, double[] relevance, long limit, List<String> terms) {
         if (relevance == null) {
             throw new IllegalArgumentException("a plan without hops and anchors ranks " + label
                     + " nodes by relevanceVector; got null");
         }
-        return withIndexHits(tx, label, relevance, limit, List.of()).stream().map(s -> row(s, List.of(), true)).toList();
+        return withIndexHits(tx, label, relevance, limit, List.of(), terms).stream().map(s -> row(s, List.of(), true))
+                .toList();
     }
 
     private static Row row(Scored s, List<Object> witness, boolean exact) {

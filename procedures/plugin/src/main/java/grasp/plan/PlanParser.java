@@ -23,7 +23,9 @@ public final class PlanParser {
     public record Outcome(Plan plan, List<String> errors) {}
 
     static final Set<String> PLAN_FIELDS = Set.of("anchors", "hops", "target", "relevance_text", "n_cand", "risk",
-            "order");
+            "order", "name_contains");
+    static final int MAX_NAME_TERMS = 4;
+    static final int MAX_NAME_TERM_CHARS = 100;
     static final Set<String> ANCHOR_FIELDS = Set.of("var", "type", "text", "match_mode");
     static final Set<String> HOP_FIELDS = Set.of("source", "relation", "target", "source_type", "target_type",
             "direction");
@@ -90,7 +92,28 @@ public final class PlanParser {
         }
         String relevance = text(root, "relevance_text", "plan", false);
         return new Plan(anchors, hops, target, relevance == null ? "" : relevance, nCand(root),
-                text(root, "risk", "plan", false) == null ? "low" : root.get("risk").asText(), order(root));
+                text(root, "risk", "plan", false) == null ? "low" : root.get("risk").asText(), order(root),
+                nameContains(root));
+    }
+
+    /** {@code "name_contains": ["spastic"]}: 1 to 4 non-blank strings of at most 100 characters; absent: none. */
+    private List<String> nameContains(JsonNode root) {
+        List<String> terms = new ArrayList<>();
+        int i = 0;
+        for (JsonNode node : array(root, "name_contains")) {
+            String where = "name_contains[" + i++ + "]";
+            if (!node.isTextual() || node.asText().isBlank()) {
+                errors.add(where + " must be a non-blank string; got " + node);
+            } else if (node.asText().length() > MAX_NAME_TERM_CHARS) {
+                errors.add(where + " is longer than " + MAX_NAME_TERM_CHARS + " characters");
+            } else {
+                terms.add(node.asText());
+            }
+        }
+        if (i > MAX_NAME_TERMS) {
+            errors.add("name_contains holds at most " + MAX_NAME_TERMS + " words; got " + i);
+        }
+        return terms;
     }
 
     /** {@code "order": {"property": ..., "descending": true}}; absent or null: rank by relevance. */

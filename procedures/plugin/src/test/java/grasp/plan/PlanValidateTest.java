@@ -106,17 +106,17 @@ class PlanValidateTest extends SmallKbTest {
         assertThat(errors).hasSize(1);
         assertThat(errors.get(0)).startsWith("malformed plan JSON at line 1, column ");
         assertThat(errors("[1, 2]")).containsExactly("plan JSON must be an object with fields "
-                + "[anchors, hops, n_cand, order, relevance_text, risk, target]; got array");
+                + "[anchors, hops, n_cand, name_contains, order, relevance_text, risk, target]; got array");
     }
 
     @Test
     void emptyPlanUnknownFieldsAndBadEnumsAreErrors() {
         assertThat(errors("{}")).containsExactly("target is missing; expected {\"var\": ..., \"type\": ...}");
         assertThat(errors("")).containsExactly("plan JSON is empty; expected an object with fields "
-                + "[anchors, hops, n_cand, order, relevance_text, risk, target]");
+                + "[anchors, hops, n_cand, name_contains, order, relevance_text, risk, target]");
         assertThat(errors("{\"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"limit\": 3, \"n_cand\": -1}"))
                 .containsExactlyInAnyOrder("unknown field 'limit' in plan; allowed: "
-                        + "[anchors, hops, n_cand, order, relevance_text, risk, target]", "n_cand must be a non-negative integer; got -1");
+                        + "[anchors, hops, n_cand, name_contains, order, relevance_text, risk, target]", "n_cand must be a non-negative integer; got -1");
         String badEnums = "{\"anchors\": [{\"var\": \"t\", \"type\": \"Disease\", \"text\": \"x\", \"match_mode\": \"fuzzy\"}],"
                 + " \"target\": {\"var\": \"t\", \"type\": \"Disease\"}, \"risk\": \"extreme\"}";
         assertThat(errors(badEnums)).containsExactlyInAnyOrder(
