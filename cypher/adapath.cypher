@@ -29,6 +29,8 @@ LIMIT $keep;
 // name: project_corridor
 // The corridor's relationships in both orientations, each costing -log(eps + mean relevance of its ends),
 // relevance r(v) = max(0, cos(q, doc(v))); vector.similarity.cosine is (1 + cos) / 2, hence 2 s - 1.
+// nodeIds: the corridor nodes the projection holds (those with a relationship inside it); Yen cannot start or
+// end at another.
 MATCH (u)-[r]-(v)
 WHERE id(u) IN $corridor AND id(v) IN $corridor AND type(r) IN $types
 WITH u, v,
@@ -37,8 +39,9 @@ WITH u, v,
      CASE WHEN v.doc_embedding IS NULL THEN 0.0
           ELSE 2.0 * vector.similarity.cosine($queryVector, v.doc_embedding) - 1.0 END AS cv
 WITH u, v, CASE WHEN cu > 0.0 THEN cu ELSE 0.0 END AS ru, CASE WHEN cv > 0.0 THEN cv ELSE 0.0 END AS rv
-WITH gds.graph.project($graph, u, v, {relationshipProperties: {cost: -log($eps + (ru + rv) / 2.0)}}) AS g
-RETURN g.nodeCount AS nodeCount, g.relationshipCount AS relationshipCount;
+WITH gds.graph.project($graph, u, v, {relationshipProperties: {cost: -log($eps + (ru + rv) / 2.0)}}) AS g,
+     collect(DISTINCT id(u)) AS nodeIds
+RETURN g.nodeCount AS nodeCount, g.relationshipCount AS relationshipCount, nodeIds;
 
 // name: yens
 CALL gds.shortestPath.yens.stream($graph, {sourceNode: $source, targetNode: $target, k: $k,

@@ -219,8 +219,10 @@ class PathBankBuilder:
             )
             found.corridor_nodes = shape[0]["nodeCount"] if shape else 0
             found.corridor_relationships = shape[0]["relationshipCount"] if shape else 0
-            if found.corridor_relationships:
-                for topic, answer in itertools.product(topics, answers):
+            # an end with no relationship inside the corridor is not in the projection: no path from or to it
+            projected = set(shape[0]["nodeIds"]) if shape else set()
+            for topic, answer in itertools.product(topics, answers):
+                if topic in projected and answer in projected:
                     found.paths.extend(self._yen_paths(graph, topic, answer))
         finally:
             self.run("drop_graph", graph=graph)

@@ -128,14 +128,27 @@ class CostProfiler:
             relationships = int(shape[0]["relationshipCount"]) if shape else 0
             paths, yen_bytes = 0, 0
             if relationships:
-                for topic, answer in itertools.product(topics, answers):
+                # the corridor's projection says which nodes it holds (Yen needs both ends in it); the whole
+                # SKB's holds every end
+                projected = set(shape[0]["nodeIds"]) if "nodeIds" in shape[0] else None
+                pairs = [
+                    (topic, answer)
+                    for topic, answer in itertools.product(topics, answers)
+                    if projected is None or {topic, answer} <= projected
+                ]
+                for topic, answer in pairs:
                     paths += len(
                         builder.run("yens", graph=graph, source=topic, target=answer, k=builder.config.paths_per_answer)
                     )
-                estimate = builder.run(
-                    "yens_estimate", graph=graph, source=topics[0], target=answers[0], k=builder.config.paths_per_answer
-                )
-                yen_bytes = int(estimate[0]["bytesMax"]) if estimate else 0
+                if pairs:
+                    estimate = builder.run(
+                        "yens_estimate",
+                        graph=graph,
+                        source=pairs[0][0],
+                        target=pairs[0][1],
+                        k=builder.config.paths_per_answer,
+                    )
+                    yen_bytes = int(estimate[0]["bytesMax"]) if estimate else 0
             seconds = time.perf_counter() - started  # the size lookup below is bookkeeping, not search
             size = builder.run("graph_size", graph=graph) if relationships else []
             return SideCost(seconds, int(size[0]["sizeInBytes"]) if size else 0, yen_bytes, nodes, relationships, paths)

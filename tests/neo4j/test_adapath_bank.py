@@ -74,6 +74,28 @@ def test_unknown_ids_are_reported_and_yield_no_paths(
     assert _adapath_graphs(driver) == []
 
 
+def test_an_answer_with_no_relationship_inside_the_corridor_is_skipped_not_an_error(
+    hpo_slice: Any, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    # a corridor of the ends and one node between: the spasm and DEE 96 are joined, and a gene joined to neither
+    # (nor, on the slice, to that node) is not projected: GDS refused a Yen search to it, which stopped the build
+    records, _, _ = driver.execute_query(
+        "MATCH (g:Gene) WHERE NOT (g)--(:Phenotype {id: $spasm}) AND NOT (g)--(:Disease {id: $dee}) "
+        "RETURN g.id AS id ORDER BY g.id LIMIT 1",
+        spasm=SPASM,
+        dee=DEE96,
+    )
+    stranger = records[0]["id"]
+    query = BankQuery("Which diseases present epileptic spasm?", (SPASM,), (DEE96, stranger))
+    with PathBankBuilder(
+        driver, test_settings.neo4j_database, hpo_slice.schema(), embedder, BankConfig(corridor_size=1)
+    ) as builder:
+        found = builder.paths_for(query)
+    assert found.corridor_relationships > 0 and found.corridor_nodes <= 3  # of 4: the stranger is not in it
+    assert found.paths and all(path.node_ids[-1] == DEE96 for path in found.paths)
+    assert _adapath_graphs(driver) == []
+
+
 def slice_queries(count: int) -> list[Any]:
     """Benchmark queries generated on the loaded slice itself (topic ids and answers all in it)."""
     from grasp_agent.evaluation.hpo_benchmark import build_hpo_benchmark
