@@ -4,7 +4,10 @@ import java.util.List;
 
 /**
  * A retrieval plan as the planner wrote it (the JSON contract with the Python side), before any schema check.
- * Field names follow the JSON: {@code match_mode} is {@link Anchor#matchMode}, {@code n_cand} is {@link #nCand}.
+ * Field names follow the JSON: {@code match_mode} is {@link Anchor#matchMode}, {@code n_cand} is {@link #nCand},
+ * {@code name_contains} is {@link #nameContains}: words a target's name should hold (a quoted keyword, 'diseases
+ * named "spastic"'); the targets whose name holds every one rank first, each group in its own order
+ * ({@link NameTerms}); empty, names play no part.
  */
 public record Plan(
         List<Anchor> anchors, List<Hop> hops, Target target, String relevanceText, long nCand, String risk, Order order,
@@ -49,9 +52,6 @@ public record Plan(
      * plan's own anchor scores decide first: a better-matched target stays ahead of a larger one.
      */
     public record Order(String property, boolean descending) {}
-
-    // nameContains: words a target's name should hold (a quoted keyword: 'diseases named "spastic"'); the targets
-    // whose name holds every one rank first, in their own order (see NameTerms). Empty: names play no part.
 
     public Plan {
         anchors = List.copyOf(anchors);

@@ -105,7 +105,7 @@ public final class PlanExecutor {
         List<String> terms = validation.plan().nameContains();
         if (compiler.needsVectorIndexOnly()) {
             return order == null ? rankByIndex(tx, label, relevance, limit, terms)
-                    : rankByQuantity(tx, label, order, limit);
+                    : rankByQuantity(tx, label, order, limit, terms);
         }
         Map<String, List<Map<String, Object>>> bindings = link(tx, validation.plan(), vectors);
         Map<String, Object> params = compiler.parameters(bindings);
@@ -312,13 +312,13 @@ public final class PlanExecutor {
     }
 
     /** A plan with only a target type and an order ranks every node of that type by the quantity. */
-    private List<Row> rankByQuantity(Transaction tx, String label, Plan.Order order, long limit) {
+    private List<Row> rankByQuantity(Transaction tx, String label, Plan.Order order, long limit, List<String> terms) {
         List<Candidate> all = new ArrayList<>();
         try (var nodes = tx.findNodes(org.neo4j.graphdb.Label.label(label))) {
             nodes.forEachRemaining(node -> all.add(new Candidate(node, 0.0)));
         }
         Map<String, Double> places = orderScores(all.stream().map(Candidate::node).toList(), order);
-        return topByOrder(all, places, limit, List.of()).stream().map(s -> row(s, List.of(), true)).toList();
+        return topByOrder(all, places, limit, terms).stream().map(s -> row(s, List.of(), true)).toList();
     }
 
     /**

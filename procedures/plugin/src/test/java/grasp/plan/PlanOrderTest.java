@@ -70,6 +70,9 @@ class PlanOrderTest extends SmallKbTest {
         String plan = "{\"target\": " + DISEASE + ", \"relevance_text\": \"x\", \"order\": {\"property\": \"cases\", "
                 + "\"descending\": false}}";
         assertThat(ids(execute(plan, Map.of()))).containsExactly("D:2", "D:1", "D:3");
+        // name words put their holders first there too, the order kept within each group
+        String named = plan.substring(0, plan.length() - 1) + ", \"name_contains\": [\"angelman\"]}";
+        assertThat(ids(execute(named, Map.of()))).containsExactly("D:3", "D:2", "D:1");
     }
 
     @Test
