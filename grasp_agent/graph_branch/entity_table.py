@@ -159,8 +159,7 @@ def aliases(mention: Mention, dictionary: NameDictionary | None) -> frozenset[No
     """The nodes a name mention writes a synonym or key of and none of their names."""
     if dictionary is None or mention.match_mode is not MatchMode.NAME:
         return frozenset()
-    found = {entry.node_id for entry in dictionary.lookup(mention.text)}
-    return frozenset(node for node in found if dictionary.writes_alias(mention.text, node))
+    return dictionary.aliased(mention.text)
 
 
 def linked_text(mention: Mention, dictionary: NameDictionary | None) -> str:

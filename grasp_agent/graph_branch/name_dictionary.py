@@ -226,11 +226,12 @@ class NameDictionary:
         chosen = [entry for entry in found if label is None or entry.label == label]
         return tuple(sorted(chosen, key=lambda entry: entry.from_synonym))
 
-    def writes_alias(self, text: str, node_id: NodeId) -> bool:
-        """Whether `text` refers to the node by another of its names (a synonym or a key: "Hellenic Republic",
-        "Kenyan", "+254"), not by its own name."""
-        found = [entry for entry in self.lookup(text) if entry.node_id == node_id]
-        return bool(found) and all(entry.from_synonym for entry in found)
+    def aliased(self, text: str) -> frozenset[NodeId]:
+        """The nodes `text` refers to by another of their names (a synonym or a key: "Hellenic Republic",
+        "Kenyan", "+254"), not by their own name."""
+        found = self.lookup(text)
+        named = {entry.node_id for entry in found if not entry.from_synonym}
+        return frozenset(entry.node_id for entry in found if entry.node_id not in named)
 
     def canonical_name(self, text: str, label: str | None = None) -> str | None:
         """The node name that `text` writes (as a name or a synonym; names first), or None when it writes none:

@@ -9,26 +9,24 @@ most MAX_WORDS words that no mention covers, is a keyword: the plan asks it of t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+
+from grasp_agent.graph_branch.span_mentions import quoted_ranges
 
 MAX_WORDS = 3  # a longer quoted passage is a description, not a keyword
 MAX_KEYWORDS = 4  # what a plan's name_contains holds
-_QUOTED = re.compile(r'"([^"]*)"|“([^”]*)”|«([^»]*)»')
 
 
 def quoted_keywords(question: str, mentions: Sequence[str]) -> tuple[str, ...]:
-    """The quoted passages of 1 to MAX_WORDS words inside which no mention's text occurs, in question order."""
+    """The quoted passages (the span finder's `quoted_ranges`, which it never links) of 1 to MAX_WORDS words
+    inside which no mention's text occurs, in question order."""
     lowered = question.lower()
     found = []
-    for match in _QUOTED.finditer(question):
-        group = next(i for i in range(1, 4) if match.group(i) is not None)
-        text = match.group(group).strip()
+    for start, end in quoted_ranges(question):
+        text = question[start + 1 : end].strip()
         if not text or len(text.split()) > MAX_WORDS or not any(ch.isalnum() for ch in text):
             continue
-        covered = any(
-            (at := lowered.find(mention.lower(), match.start())) >= 0 and at < match.end() for mention in mentions
-        )
+        covered = any((at := lowered.find(mention.lower(), start)) >= 0 and at < end for mention in mentions)
         if not covered:
             found.append(text)
     return tuple(dict.fromkeys(found))[:MAX_KEYWORDS]

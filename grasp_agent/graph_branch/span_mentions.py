@@ -147,7 +147,7 @@ class SpanMentionFinder:
         reads it, not a name: 'name ~ "X-linked"')."""
         if self._dictionary is None:
             return []
-        quoted = _quoted_ranges(question)
+        quoted = quoted_ranges(question)
         found = []
         for match in self._dictionary.matches(question):
             words = match.text.lower().split()
@@ -165,7 +165,7 @@ class SpanMentionFinder:
         none inside quotation marks, as for the dictionary's matches (a quoted passage is a description or a
         keyword: 'diseases named "Amyotrophy"' asks for a word of their names, not for the phenotype)."""
         exact_spans = {(item.span.start, item.span.end) for item in exact}
-        quoted = _quoted_ranges(question)
+        quoted = quoted_ranges(question)
         spans = [
             span
             for span in candidate_spans(question, self._max_words, excluded=self._type_words)
@@ -248,7 +248,7 @@ def _contains_words(key: str, part: str) -> bool:
     return f" {part} " in f" {key} "
 
 
-def _quoted_ranges(question: str) -> list[tuple[int, int]]:
+def quoted_ranges(question: str) -> list[tuple[int, int]]:
     """(start, end) of each passage between a pair of quotation marks."""
     marks = [i for i, ch in enumerate(question) if ch in _QUOTE_MARKS]
     return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
