@@ -135,6 +135,13 @@ class Settings(BaseSettings):
     )
     graph_max_rows: int = Field(default=200_000, ge=1, le=100_000_000, description="Path rows one plan may enumerate")
     graph_dense_weight: float = Field(default=1.0, ge=0.0, description="Weight of cos(relevance_text, doc)")
+    graph_lexical_weight: float = Field(
+        default=0.5,
+        ge=0.0,
+        description="Weight of the BM25 of the relevance text's content words under a target's document (divided "
+        "by the best document's in the index), added to the graph ranking's score: for questions asking for the "
+        "one whose text holds a word (0: off; 0.5 chosen on generated HPO train questions)",
+    )
     graph_relax_below: int = Field(
         default=1,
         ge=0,

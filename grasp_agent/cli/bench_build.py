@@ -126,8 +126,9 @@ def build_skb(
     max_answers: int = typer.Option(20, "--max-answers", min=1, help="Most answers a question may have."),
 ) -> None:
     """Synthetic questions for any loaded SKB: templates from its schema (1-2 hop chains, two-anchor
-    conjunctions), exact answers from the graph, wording families from its type and relation names,
-    train/valid/test split by requirement."""
+    conjunctions, lookups by a node's own text, superlatives, the one node of a walk whose text holds a word),
+    exact answers from the graph, wording families from its type and relation names, train/valid/test split by
+    requirement."""
     from grasp_agent.cli._common import load_settings
     from grasp_agent.db.connection import open_driver
     from grasp_agent.evaluation.query_sets import write_queries

@@ -30,7 +30,10 @@ from grasp_agent.graph_branch.branch import GraphBranch, GraphBranchResult
 from grasp_agent.graph_branch.ranking import format_path, witness_paths
 from grasp_agent.llm.base import GraspLLM
 from grasp_agent.llm.factory import make_llm
+from grasp_agent.pipeline.parts import with_text_evidence
 from grasp_agent.question_text import checked_question
+from grasp_agent.text_branch.fields import TextBranchError
+from grasp_agent.text_branch.from_database import open_text_branch
 
 
 @friendly_errors
@@ -72,8 +75,15 @@ def graph_branch_for(
     *,
     llm_extraction: bool = True,
 ) -> GraphBranch:
-    """The graph branch with the planner asked for (`pathbank`: the Path-Bank's meta-paths)."""
+    """The graph branch with the planner asked for (`pathbank`: the Path-Bank's meta-paths), reading the text
+    branch's indexes as a search does (`with_text_evidence`) when they open."""
     branch = GraphBranch.build(driver, settings, embedder, llm, llm_extraction=llm_extraction)
+    try:
+        text_branch = open_text_branch(driver, settings, embedder, branch.context.schema)
+    except TextBranchError as error:
+        console.print(f"[yellow]text indexes unavailable, graph ranking without them:[/] {error}", highlight=False)
+        text_branch = None
+    branch = with_text_evidence(branch, text_branch, settings)
     if planner != "pathbank":
         return branch
     from grasp_agent.adapath.bank_planner import PathBankPlanner
@@ -120,6 +130,7 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
                 "score": node.score,
                 "anchor_score": node.anchor_score,
                 "dense_score": node.dense_score,
+                "lexical_score": node.lexical_score,
                 "witness": [format_path(path) for path in witness_paths(node.witness)],
             }
             for rank, node in enumerate(ranking.nodes[:top], start=1)
@@ -163,7 +174,7 @@ def show_result(result: GraphBranchResult, top: int) -> None:
     if not ranking.nodes:
         console.print(f"[red]empty ranking:[/] {ranking.reason}", highlight=False)
     else:
-        ranked = Table("rank", "id", "name", "score", "anchor", "dense", "witness", title="Graph ranking")
+        ranked = Table("rank", "id", "name", "score", "anchor", "dense", "words", "witness", title="Graph ranking")
         for rank, node in enumerate(ranking.nodes[:top], start=1):
             paths = "\n".join(format_path(path) for path in witness_paths(node.witness))
             ranked.add_row(
@@ -173,6 +184,7 @@ def show_result(result: GraphBranchResult, top: int) -> None:
                 f"{node.score:.3f}",
                 f"{node.anchor_score:.3f}",
                 f"{node.dense_score:.3f}",
+                f"{node.lexical_score:.3f}",
                 paths,
             )
         console.print(ranked)

@@ -7,7 +7,9 @@ only pairs where each anchor narrows the other (the intersection is smaller than
 hard conjunctions a reader must not drop. Per type with text fields, lookups: a node described by the first
 sentence of its own text, kept only when no other node of its type has that sentence (so the answer is exact)
 and the sentence does not give its name away. Per one-hop walk onto a type with quantities, superlatives: the
-one target with the largest (smallest) value, kept only without a tie. Splits are by requirement, so every
+one target with the largest (smallest) value, kept only without a tie. Per one-hop walk onto a type with text
+fields, mentioning questions: the one target whose text (names and synonyms left out) holds a word that no other
+target of that anchor's walk holds, nor the anchor's or the target's names. Splits are by requirement, so every
 wording of one requirement lands in one split. Deterministic by seed for a given graph.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -28,12 +31,15 @@ from grasp_agent.evaluation.skb_templates import (
     FAMILIES,
     AnchorText,
     Lookup,
+    Mentioning,
     Step,
     Superlative,
     Template,
+    mentioning_templates,
     schema_templates,
     superlative_templates,
     word_lookup,
+    word_mentioning,
     word_question,
     word_superlative,
 )
@@ -44,6 +50,9 @@ logger = logging.getLogger(__name__)
 
 MAX_NAME = 60
 PASSAGE_WORDS = 20
+MIN_MENTIONED = 5  # letters of a word a mentioning question asks for: shorter ones are mostly function words
+MAX_WALK = 50  # targets of one anchor a mentioning question picks among
+_LETTERS = re.compile(r"[^\W\d_]+")
 _SPLITS = ((60, "train"), (80, "valid"), (100, "test"))  # cumulative percent
 _TRIES_PER_QUESTION = 12  # anchors examined per question wanted, before a template gives up
 
@@ -52,9 +61,10 @@ _TRIES_PER_QUESTION = 12  # anchors examined per question wanted, before a templ
 class Requirement:
     """What one question asks: a template, its anchors (one per leg) and the exact answers."""
 
-    template: Template | Superlative
+    template: Template | Superlative | Mentioning
     anchor_ids: tuple[str, ...]
     answers: tuple[str, ...]
+    word: str = ""  # the word a mentioning question asks the answer's text for
 
 
 class SkbGraph:
@@ -93,6 +103,23 @@ class SkbGraph:
                 if text.strip():
                     texts[str(row["id"])] = text.strip()
                     break
+        return texts
+
+    def field_texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
+        """All of `fields` of each node joined (lists too): what a mentioning question reads a word from."""
+        if not fields or not ids:
+            return {}
+        for field in fields:
+            fill_identifiers("{{field}}", field=field)  # checked, though it travels as a parameter below
+        statement = fill_identifiers(
+            "UNWIND $ids AS node_id MATCH (n:{{label}} {id: node_id}) "
+            "RETURN node_id AS id, [field IN $fields | n[field]] AS values",
+            label=label,
+        )
+        texts: dict[str, str] = {}
+        for row in self._rows(statement, ids=list(ids), fields=list(fields)):
+            parts = [" ".join(map(str, v)) if isinstance(v, list) else str(v or "") for v in _items(row["values"])]
+            texts[str(row["id"])] = " ".join(part for part in parts if part.strip())
         return texts
 
     def leg_answers(self, leg: tuple[Step, ...], ids: Sequence[str], cap: int) -> dict[str, list[str]]:
@@ -213,9 +240,12 @@ def generate_skb_questions(
     pools = {label: sorted(ids) for label, ids in names.items()}
     described = [Lookup(t.label) for t in context.schema.node_types if t.text_fields and all_names.get(t.label)]
     superlatives = superlative_templates(context.pattern_counts, context.quantity_properties)
-    per_template = max(1, count // (len(templates) + len(described) + len(superlatives)))
+    mentioning = mentioning_templates(
+        context.pattern_counts, [label for label in context.labels if _mentionable_fields(context, label)]
+    )
+    steps = len(templates) + len(described) + len(superlatives) + len(mentioning)
+    per_template = max(1, count // steps)
     questions: list[EvalQuery] = []
-    steps = len(templates) + len(described) + len(superlatives)
     for done, template in enumerate(templates):
         requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
         questions.extend(_worded(graph, context, requirements, names, rng))
@@ -230,7 +260,70 @@ def generate_skb_questions(
         questions.extend(_worded(graph, context, requirements, names, rng))
         if progress is not None:
             progress(done, steps)
+    for done, mention in enumerate(mentioning, start=steps - len(mentioning) + 1):
+        requirements = _mentioning_requirements(graph, context, mention, pools, all_names, per_template, rng)
+        questions.extend(_worded(graph, context, requirements, names, rng))
+        if progress is not None:
+            progress(done, steps)
     return questions
+
+
+def _mentionable_fields(context: SkbContext, label: str) -> list[str]:
+    """A type's text fields that are not names: what its nodes say about themselves."""
+    node_type = context.schema.node_type(label)
+    return [f for f in node_type.text_fields if f != node_type.name_field and f not in node_type.synonym_fields]
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in _LETTERS.findall(text.lower()) if len(word) >= MIN_MENTIONED}
+
+
+def _mentioning_requirements(
+    graph: SkbGraph,
+    context: SkbContext,
+    template: Mentioning,
+    pools: dict[str, list[str]],
+    all_names: dict[str, dict[str, str]],
+    wanted: int,
+    rng: random.Random,
+) -> list[Requirement]:
+    """Anchors with 2..MAX_WALK targets along the step, one of which alone holds a word in its text (a word
+    neither its name nor the anchor's has): that target is the answer, the word the question's."""
+    step = template.step
+    candidates = _anchor_candidates(pools, step.source, wanted, rng)
+    walks = graph.leg_answers((step,), candidates, MAX_WALK + 1)
+    fields = _mentionable_fields(context, step.target)
+    walks = {anchor: targets for anchor, targets in walks.items() if 2 <= len(targets) <= MAX_WALK}
+    texts = graph.field_texts(step.target, fields, sorted({t for targets in walks.values() for t in targets}))
+    words = {target: _words(text) for target, text in texts.items()}
+    # how many fetched texts hold a word: a rare one says what its text is about ("cochlear", not "present")
+    spread: dict[str, int] = {}
+    for held in words.values():
+        for word in held:
+            spread[word] = spread.get(word, 0) + 1
+    found: list[Requirement] = []
+    for anchor in candidates:
+        targets = walks.get(anchor, [])
+        if not targets:
+            continue
+        holders: dict[str, int] = {}
+        for target in targets:
+            for word in words.get(target, ()):
+                holders[word] = holders.get(word, 0) + 1
+        named = _words(all_names[step.source].get(anchor, ""))
+        options = [
+            (spread[word], target, word)
+            for target in sorted(targets)
+            for word in sorted(words.get(target, set()) - named - _words(all_names[step.target].get(target, "")))
+            if holders[word] == 1
+        ]
+        if options:
+            rarest = min(option[0] for option in options)
+            _, target, word = rng.choice([option for option in options if option[0] == rarest])
+            found.append(Requirement(template, (anchor,), (target,), word))
+        if len(found) >= wanted:
+            break
+    return found
 
 
 def _anchor_candidates(pools: dict[str, list[str]], label: str, wanted: int, rng: random.Random) -> list[str]:
@@ -383,11 +476,12 @@ def _worded(
         family = rng.choice(FAMILIES)
         if family == "described" and not all(a.passage for a in anchors):
             family = "which"
-        text = (
-            word_superlative(template, anchors[0], family, context.schema, rng)
-            if isinstance(template, Superlative)
-            else word_question(template, anchors, family, context.schema, rng)
-        )
+        if isinstance(template, Superlative):
+            text = word_superlative(template, anchors[0], family, context.schema, rng)
+        elif isinstance(template, Mentioning):
+            text = word_mentioning(template, anchors[0], requirement.word, family, context.schema, rng)
+        else:
+            text = word_question(template, anchors, family, context.schema, rng)
         key = template.name + "|" + "|".join(requirement.anchor_ids)
         worded.append(
             EvalQuery(

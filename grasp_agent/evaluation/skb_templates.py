@@ -7,7 +7,9 @@ gene G"). Every step names a stored relation and the direction it is walked in, 
 *lookup* has no hop: the answer is the node a passage of its own text describes ("which phenotype is described
 as ..."), the questions a reader must leave to the text and that teach the text branch its whole-document keys.
 A *superlative* walks one hop and asks for the target with the largest or smallest quantity (a property whose
-values are numbers, `grasp_agent.skb.property_kinds`).
+values are numbers, `grasp_agent.skb.property_kinds`). A *mentioning* question walks one hop and asks for the one
+target whose own text holds a given word ("which phenotype is a X and mentions ossification"): the answer is
+picked by its text, not its name, so a reader must rank the walk's targets by what their text says.
 
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
@@ -111,6 +113,35 @@ class Superlative:
     def name(self) -> str:
         way = "max" if self.descending else "min"
         return f"{self.step.source}{_step_key(self.step)}@{way}:{self.quantity}"
+
+
+@dataclass(frozen=True)
+class Mentioning:
+    """The one node along a one-hop walk from an anchor whose own text holds a word no other node there holds."""
+
+    step: Step
+
+    @property
+    def target(self) -> str:
+        return self.step.target
+
+    @property
+    def hops(self) -> int:
+        return 1
+
+    @property
+    def legs(self) -> tuple[tuple[Step, ...], ...]:
+        return ((self.step,),)
+
+    @property
+    def name(self) -> str:
+        return f"{self.step.source}{_step_key(self.step)}~text"
+
+
+def mentioning_templates(patterns: Iterable[tuple[str, str, str]], text_types: Iterable[str]) -> list[Mentioning]:
+    """Per one-hop walk onto a type with text fields beyond its name, one mentioning template (sorted by name)."""
+    texted = set(text_types)
+    return sorted((Mentioning(step) for step in schema_steps(patterns) if step.target in texted), key=lambda t: t.name)
 
 
 def superlative_templates(
@@ -308,6 +339,26 @@ def word_superlative(
     return _in_family(forms, family, rng)
 
 
+def word_mentioning(
+    template: Mentioning, anchor: AnchorText, word: str, family: str, schema: SkbSchema, rng: random.Random
+) -> str:
+    """One wording of a mentioning question in a family (see FAMILIES): the walk, and the word the one target's
+    text holds."""
+    node_type = next(t for t in schema.node_types if t.label == template.target)
+    target_word = rng.choice(type_words(node_type))
+    ref = anchor.reference(family == "described")
+    clause = _step_clause(template.step, ref, False)
+    relation = relation_words(template.step.relation)
+    forms = {
+        "which": f"Which {target_word} {clause}, with a description that mentions {word}?",
+        "find": f"Find the {target_word} linked to {ref} by {relation} whose text mentions {word}.",
+        "list": f"Name the {target_word} of {ref} ({relation}) described with the word {word}.",
+        "terse": f"{ref} {relation} -> {target_word} mentioning {word}?",
+        "implied": f"What linked to {ref} through {relation} mentions {word}?",
+    }
+    return _in_family(forms, family, rng)
+
+
 def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str:
     base = "which" if family in ("described", "lower", "preface") else family
     text = forms[base]
@@ -322,9 +373,11 @@ __all__ = [
     "FAMILIES",
     "AnchorText",
     "Lookup",
+    "Mentioning",
     "Step",
     "Superlative",
     "Template",
+    "mentioning_templates",
     "plural",
     "plural_verb",
     "relation_words",
@@ -333,6 +386,7 @@ __all__ = [
     "superlative_templates",
     "type_words",
     "word_lookup",
+    "word_mentioning",
     "word_question",
     "word_superlative",
 ]

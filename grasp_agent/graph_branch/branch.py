@@ -18,14 +18,20 @@ from grasp_agent.graph_branch.asked_type import find_model
 from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
-from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
 from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.name_dictionary import NameDictionary, read_name_dictionary
 from grasp_agent.graph_branch.planning import Planner, PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
-from grasp_agent.graph_branch.ranking import ExecutionSettings, FieldSimilarity, GraphRanking, PlanRunner
+from grasp_agent.graph_branch.ranking import (
+    ExecutionSettings,
+    FieldSimilarity,
+    GraphRanking,
+    LexicalScorer,
+    PlanRunner,
+)
 from grasp_agent.graph_branch.route_reading import RouteReader
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
 from grasp_agent.llm.base import GraspLLM
@@ -86,7 +92,14 @@ class GraphBranch:
         self._described = described
         self._planner = planner
         self._dictionary = dictionary
-        self._runner = PlanRunner(procedures, self._name_embedder, doc_embedder, execution, dictionary=dictionary)
+        self._runner = PlanRunner(
+            procedures,
+            self._name_embedder,
+            doc_embedder,
+            execution,
+            dictionary=dictionary,
+            frame_words=frame_words(context),
+        )
 
     @property
     def context(self) -> SkbContext:
@@ -152,6 +165,7 @@ class GraphBranch:
             relax_below=settings.graph_relax_below,
             hierarchy_discount=settings.graph_hierarchy_discount,
             question_fallback=settings.graph_relevance_fallback,
+            lexical_weight=settings.graph_lexical_weight,
         )
         described = (
             DescribedMentionFinder(
@@ -262,6 +276,12 @@ class GraphBranch:
         """The same branch, binding described entities by their own text fields too (see `PlanRunner`)."""
         branch = copy.copy(self)
         branch._runner = self._runner.with_field_similarity(similarity)
+        return branch
+
+    def with_lexical(self, lexical: LexicalScorer | None) -> GraphBranch:
+        """The same branch, rescoring targets by the relevance text's BM25 too (see `PlanRunner`)."""
+        branch = copy.copy(self)
+        branch._runner = self._runner.with_lexical(lexical)
         return branch
 
     def execute(

@@ -95,6 +95,16 @@ def _relation_words(context: SkbContext) -> frozenset[str]:
     return frozenset(w.lower() for relation in context.relations for w in relation.split("_"))
 
 
+def frame_words(context: SkbContext) -> frozenset[str]:
+    """Words that frame a question rather than say what its answer is about: function words and the schema's
+    relation and type words (lower case). What is left of a relevance text without them is its content."""
+    return (
+        FUNCTION_WORDS
+        | _relation_words(context)
+        | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()}
+    )
+
+
 class Routes(Protocol):
     """How a plan gets from its anchors to the target: the heuristic's are the schema's shortest paths; the
     Path-Bank planner's are the meta-paths similar training questions followed."""
@@ -213,11 +223,7 @@ class HeuristicPlanner:
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context, answer_types, route_reader)
         self._name_vocabulary = name_vocabulary
-        self._noise_words = (
-            FUNCTION_WORDS
-            | _relation_words(context)
-            | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()}
-        )
+        self._noise_words = frame_words(context)
 
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()

@@ -52,6 +52,7 @@ class RankedNode:
     # per anchor, its best path: node {var, id, name, label}, rel {type, direction}, node, ...
     witness: tuple[dict[str, Any], ...] = field(default=())
     exact: bool = True  # False: no node matched the whole plan, this one matches part of it (soft constraints)
+    lexical_score: float = 0.0  # what the relevance text's words added in Python (`ranking.lexically_rescored`)
 
 
 class GraphProcedures:

@@ -7,11 +7,17 @@ candidates are rescored by the better of their document cosine and their cosine 
 definition says, while the document also holds the name, synonyms and neighbour lists that dilute it: among
 the top 10 documents of the benchmark's implicit train questions, the document cosine ranks the described term
 first for 41 of 89, the better of document and definition for 83 (docs/benchmarks.md).
+
+With a `LexicalScorer` (the text branch's BM25 index), the targets are rescored by the relevance text's words
+too (`with_lexical`): the procedure's cosine reads what a text is about, but a question asking for "the one whose
+description mentions photodysphoria" asks for a word, which a sentence embedding blurs.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,9 +31,38 @@ from grasp_agent.graph_branch.plan import MatchMode, Plan
 from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeLink, RankedNode
 from grasp_agent.ranking import Risk
 
+_WORD = re.compile(r"[^\W_]+")
 # grasp.link's doc-mode defaults: 10 candidates per anchor, kept within 0.90 of the best score
 DOC_LINKS = 10
 DOC_TAU = 0.90
+
+
+class LexicalScorer(Protocol):
+    """BM25 of a text under each of some nodes' whole documents, divided by the best document's of the whole
+    index: 0 for a node without any of its words, 1 for one as good as any."""
+
+    def relative_document_scores(self, query: str, ids: Sequence[Any]) -> np.ndarray: ...
+
+
+def content_words(text: str, frame_words: frozenset[str]) -> str:
+    """The text's words that are not frame words (compared in lower case), joined by spaces (pure)."""
+    return " ".join(word for word in _WORD.findall(text) if word.lower() not in frame_words)
+
+
+def lexically_rescored(
+    nodes: Sequence[RankedNode], bm25: Sequence[float] | np.ndarray, weight: float
+) -> list[RankedNode]:
+    """The nodes re-sorted by score + `weight` * their relative BM25 (pure). Exact matches stay ahead of partial
+    ones, ties keep the procedure's order; nothing changes when no node holds a word. Relative to the whole
+    index, not to these nodes: targets that share only a common word of the text gain little."""
+    if weight <= 0.0 or max(bm25, default=0.0) <= 0.0:
+        return list(nodes)
+    rescored = [
+        dataclasses.replace(node, score=node.score + weight * float(value), lexical_score=weight * float(value))
+        for node, value in zip(nodes, bm25, strict=True)
+    ]
+    order = sorted(range(len(rescored)), key=lambda i: (not rescored[i].exact, -rescored[i].score, i))
+    return [rescored[i] for i in order]
 
 
 class FieldSimilarity(Protocol):
@@ -85,6 +120,8 @@ class ExecutionSettings:
     dense_weight: float = 1.0
     relax_below: int = 1  # soft constraints (grasp.plan.execute's relaxBelow, hierarchyDiscount)
     hierarchy_discount: float = 0.8
+    # weight of the relevance text's relative BM25 added to the procedure's score (`lexically_rescored`)
+    lexical_weight: float = 0.0
     # GRASP rescores by the question when the plan has no relevance_text; off by default (Settings says why)
     question_fallback: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -109,6 +146,8 @@ class PlanRunner:
         settings: ExecutionSettings | None = None,
         field_similarity: FieldSimilarity | None = None,
         dictionary: NameDictionary | None = None,
+        lexical: LexicalScorer | None = None,
+        frame_words: frozenset[str] = frozenset(),
     ) -> None:
         self._procedures = procedures
         self._name_embedder = name_embedder
@@ -116,11 +155,19 @@ class PlanRunner:
         self._settings = settings or ExecutionSettings()
         self._field_similarity = field_similarity
         self._dictionary = dictionary
+        self._lexical = lexical
+        self._frame_words = frame_words
 
     def with_field_similarity(self, similarity: FieldSimilarity | None) -> PlanRunner:
         """The same runner, binding described entities by their own text fields too (None: by documents)."""
         runner = copy.copy(self)
         runner._field_similarity = similarity
+        return runner
+
+    def with_lexical(self, lexical: LexicalScorer | None) -> PlanRunner:
+        """The same runner, rescoring targets by the relevance text's BM25 too (None: by the procedure alone)."""
+        runner = copy.copy(self)
+        runner._lexical = lexical
         return runner
 
     def anchor_vectors(self, plan: Plan) -> dict[str, list[float]]:
@@ -176,9 +223,20 @@ class PlanRunner:
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
-        kept = without_loops(nodes)
+        kept = self.lexical_order(plan, without_loops(nodes), question)
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
         return GraphRanking(tuple(kept), reason, compiled)
+
+    def lexical_order(self, plan: Plan, nodes: list[RankedNode], question: str | None = None) -> list[RankedNode]:
+        """The targets rescored by the BM25 of the relevance text's content words (`lexically_rescored`; a frame
+        word such as "which" or a relation's name matches documents at random), unless the plan orders them
+        itself (by a quantity, or its name words first) or there is no scorer, weight or content word."""
+        text = content_words(self.relevance_text(plan, question), self._frame_words)
+        weight = self._settings.lexical_weight
+        if self._lexical is None or weight <= 0.0 or not text or not nodes or plan.order or plan.name_contains:
+            return nodes
+        scores = self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
+        return lexically_rescored(nodes, scores, weight)
 
     def compile(self, plan: Plan, anchors: dict[str, Any]) -> CompiledPlan:
         """The query execute ran, with the bindings it was given or grasp.link gives under the same defaults."""

@@ -80,6 +80,14 @@ class PipelineParts:
         return self.graph_branches[chosen]
 
 
+def with_text_evidence(branch: GraphBranch, text_branch: TextBranch | None, settings: Settings) -> GraphBranch:
+    """The graph branch reading the text branch's indexes too: described entities bound by the nodes' own text
+    fields (dense; `GRASP_DOC_ANCHOR_FIELDS`), targets rescored by the relevance text's words (BM25)."""
+    similarity = text_branch.dense if settings.doc_anchor_fields and text_branch is not None else None
+    lexical = text_branch.lexical if text_branch is not None else None
+    return branch.with_field_similarity(similarity).with_lexical(lexical)
+
+
 def assemble_parts(
     driver: Driver,
     settings: Settings,
@@ -99,14 +107,14 @@ def assemble_parts(
     except TextBranchError as error:
         unavailable = f"text branch unavailable: {error}"
         logger.warning(unavailable)
-    # described entities are bound by the nodes' own text fields too, from the text branch's dense fields
-    similarity = text_branch.dense if settings.doc_anchor_fields and text_branch is not None else None
-    heuristic = heuristic.with_field_similarity(similarity)
+    heuristic = with_text_evidence(heuristic, text_branch, settings)
     branches: dict[PlannerName, GraphBranch] = {"heuristic": heuristic}
     if llm is not None:
-        branches["llm"] = GraphBranch.build(
-            driver, settings, embedder, llm, skb_name=skb_name, dictionary=heuristic.dictionary
-        ).with_field_similarity(similarity)
+        branches["llm"] = with_text_evidence(
+            GraphBranch.build(driver, settings, embedder, llm, skb_name=skb_name, dictionary=heuristic.dictionary),
+            text_branch,
+            settings,
+        )
     if BankStore(driver, settings.neo4j_database).identity() is not None:
         branches["pathbank"] = heuristic.with_planner(
             PathBankPlanner(

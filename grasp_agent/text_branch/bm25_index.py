@@ -313,6 +313,14 @@ class LexicalIndex:
         """The single-field baseline: BM25 over the whole node document."""
         return self.search_field(DOC_FIELD, query, k, node_type=node_type)
 
+    def relative_document_scores(self, query: str, ids: Sequence[NodeId]) -> np.ndarray:
+        """float64 (len(ids),): BM25 of `query` under each node's whole document divided by the best document's
+        of the whole index (0 without any of its words, 1 for a node as good as the best)."""
+        scores = self.score(query, fields=[DOC_FIELD])
+        best = float(scores.by_field[DOC_FIELD].max(initial=0.0))
+        found = scores.of(DOC_FIELD, ids)
+        return found / best if best > 0.0 else found
+
     def score(
         self, query: str, *, node_type: str | None = None, fields: Sequence[str] | None = None
     ) -> QueryFieldScores:

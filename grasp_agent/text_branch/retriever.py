@@ -97,6 +97,10 @@ class TextBranch:
     def dense(self) -> DenseFieldIndex | None:
         return self._dense
 
+    @property
+    def lexical(self) -> LexicalIndex:
+        return self._lexical
+
     def search(self, query: str, k: int = DEFAULT_TOP_K, node_type: str | None = None) -> TextRanking:
         """mFAR: the top k nodes (of `node_type` when given) by weighted, normalized per-field scores."""
         timings: dict[str, float] = {}

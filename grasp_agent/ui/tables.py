@@ -19,7 +19,7 @@ from grasp_agent.text_branch.retriever import TextRanking
 NodeNames = Mapping[Hashable, tuple[str, str]]
 
 ENTITY_COLUMNS = ["mention", "role", "match", "type", "node id", "name", "cosine", "degree"]
-GRAPH_COLUMNS = ["rank", "node id", "name", "score", "anchor", "dense", "witness"]
+GRAPH_COLUMNS = ["rank", "node id", "name", "score", "anchor", "dense", "words", "witness"]
 TEXT_COLUMNS = ["rank", "node id", "name", "type", "score"]
 FUSED_COLUMNS = ["rank", "node id", "name", "type", "rrf", "graph rank", "text rank", "from"]
 FINAL_COLUMNS = ["rank", "node id", "name", "type", "score", "graph", "text", "fused", "rerank", "from"]
@@ -67,6 +67,7 @@ def graph_frame(ranking: GraphRanking, limit: int = 20) -> pd.DataFrame:
             round(node.score, 4),
             round(node.anchor_score, 4),
             round(node.dense_score, 4),
+            round(node.lexical_score, 4),
             " | ".join(format_path(p) for p in witness_paths(node.witness)),
         ]
         for rank, node in enumerate(ranking.nodes[:limit], start=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -132,7 +133,7 @@ def test_generated_questions_of_another_domain_have_exact_answers(
         walk[edge["source"], edge["type"], True].add(edge["target"])
         walk[edge["target"], edge["type"], False].add(edge["source"])
     assert len(questions) >= 30 and {q.split for q in questions} == {"train", "valid", "test"}
-    chains = [q for q in questions if q.hops and "@" not in (q.template or "")]
+    chains = [q for q in questions if q.hops and not any(mark in (q.template or "") for mark in "@~")]
     for query in chains:
         assert query.template is not None
         legs = _legs(query.template)
@@ -149,12 +150,29 @@ def test_generated_questions_of_another_domain_have_exact_answers(
         pick = max if order == "max:pages" else min
         assert query.answer_ids == (pick(reached, key=pages.__getitem__),), query.text
         assert len(reached) >= 2
+    # a mentioning question's answer is the one node of the walk whose text (a book's summary, an author's bio;
+    # a city's fields hold no word of 5 letters) holds the asked word
+    texts = {str(n["id"]): set(_asked(str(n.get("summary") or n.get("bio") or ""))) for n in nodes}
+    mentioning = [q for q in questions if (q.template or "").endswith("~text")]
+    assert mentioning and {q.target_type for q in mentioning} <= {"Book", "Author"}
+    for query in mentioning:
+        assert query.template is not None
+        (anchor,) = query.topic_ids
+        reached = _reached(walk, labels, anchor, _legs(query.template.removesuffix("~text"))[0])
+        word = _asked(query.text)[-1]  # every wording ends with the word asked for
+        holders = [node for node in sorted(reached) if word in texts[node]]
+        assert len(reached) >= 2 and list(query.answer_ids) == holders, query.text
     lookups = [q for q in questions if q.hops == 0]
     assert lookups and all(q.template in ("Author=described", "Book=described") for q in lookups)
     summaries = {str(n["id"]): str(n.get("summary") or n.get("bio") or "") for n in nodes}
     for query in lookups:
         (answer,) = query.answer_ids
         assert summaries[answer].split(". ")[0].lower() in query.text.lower()
+
+
+def _asked(text: str) -> list[str]:
+    """The words of 5 letters or more (those a mentioning question may ask a text for), lower-cased."""
+    return [word for word in re.findall(r"[^\W\d_]+", text.lower()) if len(word) >= 5]
 
 
 def test_train_all_runs_every_stage_on_the_generated_skb(

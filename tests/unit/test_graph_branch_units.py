@@ -6,12 +6,19 @@ from __future__ import annotations
 import pytest
 
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose_types
-from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
 from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
-from grasp_agent.graph_branch.ranking import format_path, rescored_bindings, without_loops, witness_paths
+from grasp_agent.graph_branch.ranking import (
+    content_words,
+    format_path,
+    lexically_rescored,
+    rescored_bindings,
+    without_loops,
+    witness_paths,
+)
 from grasp_agent.graph_branch.span_mentions import ScoredSpan, Span, candidate_spans, choose_spans
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
@@ -432,3 +439,29 @@ def test_embedded_spans_go_best_cosine_first_and_never_overlap() -> None:
         ]
     )
     assert [(span.text, labels) for span, labels in chosen] == [("epileptic spasms", ("Phenotype",))]
+
+
+def test_targets_rescored_by_a_word_of_their_text_keep_exact_matches_first() -> None:
+    def node(node_id: str, score: float, exact: bool = True) -> RankedNode:
+        return RankedNode(node_id, node_id, 1.0, score - 1.0, score, exact=exact)
+
+    nodes = [node("HP:1", 1.50), node("HP:2", 1.45), node("HP:3", 1.40), node("HP:4", 1.60, exact=False)]
+    # BM25 relative to the index's best document: HP:3 alone holds the asked word and rises past the cosine's
+    # order; a common word lifts HP:2 a little; a partial match stays behind whatever its words
+    rescored = lexically_rescored(nodes, [0.0, 0.2, 1.0, 1.0], 0.5)
+    assert [n.node_id for n in rescored] == ["HP:3", "HP:2", "HP:1", "HP:4"]
+    assert [n.score for n in rescored] == pytest.approx([1.90, 1.55, 1.50, 2.10])
+    # no word found, or no weight: the procedure's order and scores, untouched
+    assert lexically_rescored(nodes, [0.0] * 4, 0.5) == nodes
+    assert lexically_rescored(nodes, [0.0, 0.2, 1.0, 1.0], 0.0) == nodes
+
+
+def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> None:
+    # function words and the schema's own relation and type words match documents at random
+    frame = frame_words(HPO_CONTEXT)
+    text = "Which symptoms that has phenotype, with a description that mentions photodysphoria?"
+    assert content_words(text, frame) == "description mentions photodysphoria"
+    assert content_words("Which are reached from through its genes (associated with, then is a)?", frame) == (
+        "reached through then"
+    )
+    assert content_words("", frame) == ""

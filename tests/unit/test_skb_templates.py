@@ -15,12 +15,14 @@ from grasp_agent.evaluation.skb_templates import (
     Lookup,
     Step,
     Template,
+    mentioning_templates,
     plural,
     plural_verb,
     relation_words,
     schema_steps,
     schema_templates,
     word_lookup,
+    word_mentioning,
     word_question,
 )
 from grasp_agent.skb.schema import NodeType, RelationType, SkbSchema
@@ -152,3 +154,22 @@ def test_splits_are_stable_per_requirement_and_near_sixty_twenty_twenty() -> Non
     assert 0.55 < share["train"] / 2000 < 0.65
     assert 0.15 < share["valid"] / 2000 < 0.25
     assert 0.15 < share["test"] / 2000 < 0.25
+
+
+def test_mentioning_templates_walk_one_step_onto_types_with_text_and_word_the_asked_word() -> None:
+    schema = _schema()
+    templates = mentioning_templates(FILM_PATTERNS, ["Film"])
+    assert [t.name for t in templates] == [
+        "Person>ACTED_IN>Film~text",
+        "Person>DIRECTED>Film~text",
+        "Studio<PRODUCED_BY<Film~text",
+    ]
+    directed = templates[1]
+    assert (directed.target, directed.hops, directed.legs) == ("Film", 1, ((directed.step,),))
+    anchor = AnchorText("Ada Lee", "person", "A director of quiet films")
+    for seed in range(6):
+        for family in FAMILIES:
+            text = word_mentioning(directed, anchor, "lighthouse", family, schema, random.Random(seed))
+            assert "lighthouse" in text and ("film" in text.lower() or "movie" in text.lower() or family == "implied")
+            # the anchor by its name, or (described) by its own passage
+            assert ("ada lee" in text.lower()) == (family != "described"), (family, text)

@@ -48,3 +48,12 @@ def test_weights_for_another_embedder_are_refused(branch: TextBranch, embedder: 
     other = FieldWeightModel.uniform(["name"], ["bm25"], embedder.dimension, "another-model")
     with pytest.raises(TextBranchError, match="another-model"):
         TextBranch(branch._lexical, None, other, embedder)  # reuses the built index
+
+
+def test_relative_document_scores_are_the_documents_bm25_over_the_best_in_the_index(branch: TextBranch) -> None:
+    # what the graph branch rescores its targets by: 1 for the best document, 0 without any word of the text
+    top = branch.bm25("NSF", 3)
+    scores = branch.lexical.relative_document_scores("NSF", [*top.ids, "no-such-node"])
+    assert list(scores[: len(top.ids)]) == pytest.approx([score / top.scores[0] for score in top.scores])
+    assert scores[0] == pytest.approx(1.0) and scores[-1] == 0.0
+    assert not branch.lexical.relative_document_scores("zzzqqq", list(top.ids)).any()
