@@ -22,6 +22,7 @@ from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
+from grasp_agent.graph_branch.quotes import quoted_ranges
 from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.schema_paths import type_words
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
@@ -60,16 +61,10 @@ narrower broader general besides except apart itself themselves
 )  # noqa: SIM905
 
 _TRAILING = FUNCTION_WORDS | DESCRIPTION_WORDS
-_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|«([^»]+)»')
 # Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
 _BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
 _COORDINATION = re.compile(r"\s(?:and|or|but|yet)\s", re.IGNORECASE)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
-
-
-def quoted_spans(question: str) -> list[tuple[int, int]]:
-    """(start, end) of each quoted passage, quotes included."""
-    return [(match.start(), match.end()) for match in _QUOTED.finditer(question)]
 
 
 @dataclass(frozen=True)
@@ -122,10 +117,9 @@ def candidate_clauses(
     cover."""
     clauses: list[Clause] = []
     quoted: list[tuple[int, int]] = []
-    for match in _QUOTED.finditer(question):
-        group = next(i for i in range(1, 4) if match.group(i) is not None)
-        quoted.append((match.start(), match.end()))
-        clause = _trim(question, match.start(group), match.end(group), frozenset())
+    for opening, closing in quoted_ranges(question):
+        quoted.append((opening, closing + 1))
+        clause = _trim(question, opening + 1, closing, frozenset())
         if clause is not None:
             clauses.append(clause)
     fine = _pieces(question, quoted, (_BREAK, _COORDINATION), frame)

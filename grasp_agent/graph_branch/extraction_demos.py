@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import DataFileError
-from grasp_agent.graph_branch.described_mentions import quoted_spans
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole
 from grasp_agent.graph_branch.plan import MatchMode
+from grasp_agent.graph_branch.quotes import quoted_spans
 from grasp_agent.graph_branch.schema_paths import singular_type_word, target_mention
 from grasp_agent.skb.schema import SkbSchema
 

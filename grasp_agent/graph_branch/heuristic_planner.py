@@ -27,7 +27,7 @@ from typing import Protocol
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
-from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, quoted_spans
+from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
@@ -35,6 +35,7 @@ from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Pla
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
 from grasp_agent.graph_branch.quoted_words import quoted_keywords
+from grasp_agent.graph_branch.quotes import quoted_spans
 from grasp_agent.graph_branch.relation_words import RelationWords, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (

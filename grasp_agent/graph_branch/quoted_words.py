@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grasp_agent.graph_branch.span_mentions import quoted_ranges
+from grasp_agent.graph_branch.quotes import quoted_ranges
 
 MAX_WORDS = 3  # a longer quoted passage is a description, not a keyword
 MAX_KEYWORDS = 4  # what a plan's name_contains holds
 
 
 def quoted_keywords(question: str, mentions: Sequence[str]) -> tuple[str, ...]:
-    """The quoted passages (the span finder's `quoted_ranges`, which it never links) of 1 to MAX_WORDS words
+    """The quoted passages (`quotes.quoted_ranges`, which the span finder never links) of 1 to MAX_WORDS words
     inside which no mention's text occurs, in question order."""
     lowered = question.lower()
     found = []

@@ -30,6 +30,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
+from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
 
@@ -49,7 +50,6 @@ exclude excluded excluding lack lacks lacking lacked documented explicitly
 """.split()
 )  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
-_QUOTE_MARKS = ('"', "\u201c", "\u201d", "\u00ab", "\u00bb")
 DEFAULT_MIN_SCORE = 0.9
 # HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.
 MAX_SPAN_WORDS = 8
@@ -93,7 +93,7 @@ def candidate_spans(
             if last.group().lower() in function_words:
                 continue
             text = question[first.start() : last.end()]
-            if any(mark in text for mark in _QUOTE_MARKS):
+            if any(mark in text for mark in QUOTE_MARKS):
                 break  # longer spans from this word cross it too
             if text.lower() not in excluded:
                 spans.append(Span(first.start(), last.end(), text, j - i + 1))
@@ -246,9 +246,3 @@ def choose_spans(candidates: list[ScoredSpan], max_mentions: int = MAX_MENTIONS)
 
 def _contains_words(key: str, part: str) -> bool:
     return f" {part} " in f" {key} "
-
-
-def quoted_ranges(question: str) -> list[tuple[int, int]]:
-    """(start, end) of each passage between a pair of quotation marks."""
-    marks = [i for i, ch in enumerate(question) if ch in _QUOTE_MARKS]
-    return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
