@@ -85,8 +85,8 @@ class SkbGraph:
         )
         return {str(row["id"]): str(row["name"]) for row in self._rows(statement)}
 
-    def texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
-        """The first non-empty text field of each node (lists joined), for described anchors."""
+    def _field_values(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, list[str]]:
+        """Each node's `fields` as text, in field order (lists joined; a missing field reads as "")."""
         if not fields or not ids:
             return {}
         for field in fields:
@@ -96,31 +96,27 @@ class SkbGraph:
             "RETURN node_id AS id, [field IN $fields | n[field]] AS values",
             label=label,
         )
-        texts: dict[str, str] = {}
-        for row in self._rows(statement, ids=list(ids), fields=list(fields)):
-            for value in _items(row["values"]):
-                text = " ".join(map(str, value)) if isinstance(value, list) else str(value or "")
-                if text.strip():
-                    texts[str(row["id"])] = text.strip()
-                    break
-        return texts
+        return {
+            str(row["id"]): [
+                " ".join(map(str, v)) if isinstance(v, list) else str(v or "") for v in _items(row["values"])
+            ]
+            for row in self._rows(statement, ids=list(ids), fields=list(fields))
+        }
+
+    def texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
+        """The first non-empty text field of each node (lists joined), for described anchors."""
+        firsts = {
+            node: next((text.strip() for text in values if text.strip()), "")
+            for node, values in self._field_values(label, fields, ids).items()
+        }
+        return {node: text for node, text in firsts.items() if text}
 
     def field_texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
         """All of `fields` of each node joined (lists too): what a mentioning question reads a word from."""
-        if not fields or not ids:
-            return {}
-        for field in fields:
-            fill_identifiers("{{field}}", field=field)  # checked, though it travels as a parameter below
-        statement = fill_identifiers(
-            "UNWIND $ids AS node_id MATCH (n:{{label}} {id: node_id}) "
-            "RETURN node_id AS id, [field IN $fields | n[field]] AS values",
-            label=label,
-        )
-        texts: dict[str, str] = {}
-        for row in self._rows(statement, ids=list(ids), fields=list(fields)):
-            parts = [" ".join(map(str, v)) if isinstance(v, list) else str(v or "") for v in _items(row["values"])]
-            texts[str(row["id"])] = " ".join(part for part in parts if part.strip())
-        return texts
+        return {
+            node: " ".join(text for text in values if text.strip())
+            for node, values in self._field_values(label, fields, ids).items()
+        }
 
     def leg_answers(self, leg: tuple[Step, ...], ids: Sequence[str], cap: int) -> dict[str, list[str]]:
         """Up to `cap` distinct answers of each anchor along the leg (the anchor excluded)."""
@@ -291,9 +287,12 @@ def _mentioning_requirements(
     neither its name nor the anchor's has): that target is the answer, the word the question's."""
     step = template.step
     candidates = _anchor_candidates(pools, step.source, wanted, rng)
-    walks = graph.leg_answers((step,), candidates, MAX_WALK + 1)
+    walks = {
+        anchor: targets
+        for anchor, targets in graph.leg_answers((step,), candidates, MAX_WALK + 1).items()
+        if 2 <= len(targets) <= MAX_WALK
+    }
     fields = _mentionable_fields(context, step.target)
-    walks = {anchor: targets for anchor, targets in walks.items() if 2 <= len(targets) <= MAX_WALK}
     texts = graph.field_texts(step.target, fields, sorted({t for targets in walks.values() for t in targets}))
     words = {target: _words(text) for target, text in texts.items()}
     # how many fetched texts hold a word: a rare one says what its text is about ("cochlear", not "present")

@@ -89,13 +89,10 @@ class Lookup:
 
 
 @dataclass(frozen=True)
-class Superlative:
-    """The one node along a one-hop walk from an anchor with the largest (or smallest) quantity `property`:
-    "which city located in Finland has the largest population"."""
+class OneStepPick:
+    """One node picked among the targets of a one-hop walk from an anchor (how: the subclass)."""
 
     step: Step
-    quantity: str  # the property holding the numbers
-    descending: bool
 
     @property
     def target(self) -> str:
@@ -108,6 +105,15 @@ class Superlative:
     @property
     def legs(self) -> tuple[tuple[Step, ...], ...]:
         return ((self.step,),)
+
+
+@dataclass(frozen=True)
+class Superlative(OneStepPick):
+    """The one node along a one-hop walk from an anchor with the largest (or smallest) quantity `property`:
+    "which city located in Finland has the largest population"."""
+
+    quantity: str  # the property holding the numbers
+    descending: bool
 
     @property
     def name(self) -> str:
@@ -116,22 +122,8 @@ class Superlative:
 
 
 @dataclass(frozen=True)
-class Mentioning:
+class Mentioning(OneStepPick):
     """The one node along a one-hop walk from an anchor whose own text holds a word no other node there holds."""
-
-    step: Step
-
-    @property
-    def target(self) -> str:
-        return self.step.target
-
-    @property
-    def hops(self) -> int:
-        return 1
-
-    @property
-    def legs(self) -> tuple[tuple[Step, ...], ...]:
-        return ((self.step,),)
 
     @property
     def name(self) -> str:
