@@ -42,6 +42,7 @@ from grasp_agent.evaluation.skb_templates import (
     word_mentioning,
     word_question,
     word_superlative,
+    wording_form,
 )
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.property_kinds import quantity
@@ -474,6 +475,8 @@ def _worded(
             anchors.append(AnchorText(name=name, type_word=type_word, passage=passage))
         family = rng.choice(FAMILIES)
         if family == "described" and not all(a.passage for a in anchors):
+            family = "which"
+        if wording_form(template, family, context.schema) is None:  # every form of it would leave two readings
             family = "which"
         if isinstance(template, Superlative):
             text = word_superlative(template, anchors[0], family, context.schema, rng)

@@ -14,8 +14,10 @@ picked by its text, not its name, so a reader must rank the walk's targets by wh
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
 The families vary the structure a reader has to cope with (wh-questions, imperatives, lists, terse arrows,
-questions that leave the asked type implied, described anchors, lower case, a preface that says nothing). The
-output is synthetic and says so (`level` = family, `template` = the walk).
+questions that leave the asked type implied, described anchors, lower case, a preface that says nothing); a form
+that drops a relation's words, its direction or a type is used only where the schema leaves one reading of the
+walk (`wording_form`), so every answer set is the question's answer set. The output is synthetic and says so
+(`level` = family, `template` = the walk).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, cast
 
 from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.skb.schema import NodeType, SkbSchema
@@ -233,6 +236,87 @@ class AnchorText:
         return self.name
 
 
+@dataclass(frozen=True)
+class Revealed:
+    """What one wording says about one step of a walk: the relation's words, the direction (by its grammar:
+    "have phenotype X" against "that X has phenotype") and the type the step reaches."""
+
+    relation: bool
+    direction: bool
+    target: bool
+
+
+_ALL = Revealed(True, True, True)
+_RELATION_AND_TYPE = Revealed(True, False, True)
+_RELATION_AND_DIRECTION = Revealed(True, True, False)
+_TYPE = Revealed(False, False, True)
+_RELATION = Revealed(True, False, False)
+# What each family's form says about each step, in walking order, per shape of walk: the short forms, and the
+# explicit ones (relative clauses) used where a short form would leave two readings. A family missing from
+# both says nothing a reader could tell the step by; such questions are worded as "which".
+_SHORT: dict[str, dict[str, tuple[Revealed, ...]]] = {
+    "intersection": {"which": (_ALL, _ALL), "find": (_TYPE, _TYPE), "list": (_TYPE, _TYPE), "terse": (_TYPE, _TYPE)},
+    "chain": {"which": (_ALL, _ALL), "find": (_TYPE, _TYPE), "list": (_RELATION_AND_TYPE,) * 2, "terse": (_TYPE,) * 2},
+    "one step": {
+        "which": (_ALL,),
+        "find": (_RELATION_AND_TYPE,),
+        "list": (_RELATION_AND_TYPE,),
+        "terse": (_RELATION_AND_TYPE,),
+        "implied": (_RELATION,),
+    },
+}
+_EXPLICIT: dict[str, dict[str, tuple[Revealed, ...]]] = {
+    "intersection": {"find": (_ALL, _ALL), "list": (_ALL, _ALL), "terse": (_RELATION_AND_TYPE,) * 2},
+    "chain": {"find": (_ALL, _ALL), "list": (_ALL, _ALL)},
+    "one step": {"find": (_ALL,), "list": (_ALL,), "terse": (_ALL,), "implied": (_RELATION_AND_DIRECTION,)},
+}
+WordingForm = Literal["short", "explicit"]
+
+
+def wording_form(template: Template | OneStepPick, family: str, schema: SkbSchema) -> WordingForm | None:
+    """The family's form that words `template` with one reading of each step given the schema: the short form
+    when no other walk of the schema from a step's type fits what it says, else the explicit one (relation words
+    in relative clauses) when that one does; None when neither does (the question is worded as "which").
+    "Split hand + Cardiomyopathy -> disorders?" is no question when a disorder may have or lack a phenotype,
+    nor "what is connected to X through is a" when the walk may go up or down. Families worded as "which"
+    (described, lower, preface) say everything."""
+    base = "which" if family in ("described", "lower", "preface") else family
+    steps = [step for leg in template.legs for step in leg]
+    shape = "intersection" if len(template.legs) == 2 else "chain" if len(steps) == 2 else "one step"
+    walks = schema_steps(
+        (pair.source, relation.type, pair.target) for relation in schema.relation_types for pair in relation.pairs
+    )
+    for form, table in (("short", _SHORT), ("explicit", _EXPLICIT)):
+        said = table[shape].get(base)
+        if said is not None and all(_one_reading(step, told, walks) for step, told in zip(steps, said, strict=True)):
+            return cast(WordingForm, form)
+    return None
+
+
+def _one_reading(step: Step, said: Revealed, walks: Sequence[Step]) -> bool:
+    fitting = [
+        walk
+        for walk in walks
+        if walk.source == step.source
+        and (not said.relation or walk.relation == step.relation)
+        and (not said.direction or walk.outgoing == step.outgoing)
+        and (not said.target or walk.target == step.target)
+    ]
+    return fitting == [step]
+
+
+def _relative(step: Step, anchor: str, plural_subject: bool) -> str:
+    """The walked-to nodes as a relative clause: 'that have phenotype X' or 'that X is associated with'."""
+    clause = _step_clause(step, anchor, plural_subject)
+    return clause if step.outgoing else f"that {clause}"
+
+
+def _what(step: Step, anchor: str) -> str:
+    """The asked nodes as 'what' (their type left unsaid): 'What has phenotype X?' or 'X is a what?'."""
+    words = relation_words(step.relation)
+    return f"{anchor} {words} what?" if step.outgoing else f"What {words} {anchor}?"
+
+
 def _step_clause(step: Step, anchor: str, plural_subject: bool) -> str:
     """The words joining the walked-to nodes with the anchor: 'have phenotype X' (the edge points at the anchor)
     or 'that X is associated with' (the edge leaves the anchor)."""
@@ -249,12 +333,14 @@ def word_question(
     schema: SkbSchema,
     rng: random.Random,
 ) -> str:
-    """One wording of a template in a family (see FAMILIES). `anchors` follow `template.legs`."""
+    """One wording of a template in a family (see FAMILIES), in the family's short form where it leaves one
+    reading, else its explicit form, else as "which" (`wording_form`). `anchors` follow `template.legs`."""
     types: Mapping[str, NodeType] = {t.label: t for t in schema.node_types}
     target_word = rng.choice(type_words(types[template.target]))
     targets = plural(target_word)
     described = family == "described"
     refs = [anchor.reference(described) for anchor in anchors]
+    explicit: dict[str, str] = {}
     if len(template.legs) == 2:
         first, second = template.legs[0][0], template.legs[1][0]
         clause_a = _step_clause(first, refs[0], True)
@@ -265,6 +351,12 @@ def word_question(
             "list": f"List {targets} connected to {refs[0]} as well as to {refs[1]}.",
             "terse": f"{refs[0]} + {refs[1]} -> {targets}?",
             "implied": f"{refs[0]} and {refs[1]} together: what fits both?",
+        }
+        relation_a, relation_b = relation_words(first.relation), relation_words(second.relation)
+        explicit = {
+            "find": f"Find the {target_word} {_relative(first, refs[0], False)} and {_relative(second, refs[1], False)}.",
+            "list": f"List {targets} {_relative(first, refs[0], True)} as well as {_relative(second, refs[1], True)}.",
+            "terse": f"{refs[0]} ({relation_a}) + {refs[1]} ({relation_b}) -> {targets}?",
         }
     else:
         leg = template.legs[0]
@@ -278,17 +370,28 @@ def word_question(
                 "terse": f"{refs[0]} {relation} -> {targets}?",
                 "implied": f"What is connected to {refs[0]} through {relation}?",
             }
+            explicit = {
+                "find": f"Find every {target_word} {_relative(leg[0], refs[0], False)}.",
+                "list": f"List the {targets} {_relative(leg[0], refs[0], True)}.",
+                "terse": f"{targets} {_relative(leg[0], refs[0], True)}?",
+                "implied": _what(leg[0], refs[0]),
+            }
         else:
             middle = plural(rng.choice(type_words(types[leg[0].target])))
             path_words = f"{relation_words(leg[0].relation)}, then {relation_words(leg[1].relation)}"
+            # nested clauses keep each step's relation and direction: "which genes are associated with the
+            # diseases that have phenotype X"
+            middle_phrase = f"the {middle} {_relative(leg[0], refs[0], True)}"
+            reached = _relative(leg[1], middle_phrase, True)
             forms = {
-                "which": f"Which {targets} are reached from {refs[0]} through its {middle} ({path_words})?",
+                "which": f"Which {targets} {_step_clause(leg[1], middle_phrase, True)}?",
                 "find": f"Find the {targets} linked to {refs[0]} by way of {middle}.",
                 "list": f"List {targets} that share {middle} with {refs[0]}, via {path_words}.",
                 "terse": f"{refs[0]} -> {middle} -> {targets}?",
                 "implied": f"Starting from {refs[0]} and going through its {middle}, what do we reach?",
             }
-    return _in_family(forms, family, rng)
+            explicit = {"find": f"Find the {targets} {reached}.", "list": f"List {targets} {reached}."}
+    return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 
 def word_lookup(lookup: Lookup, passage: str, family: str, schema: SkbSchema, rng: random.Random) -> str:
@@ -328,7 +431,14 @@ def word_superlative(
         "terse": f"{ref} {relation} -> {most} {quantity} {target_word}?",
         "implied": f"What linked to {ref} through {relation} has the {most} {quantity}?",
     }
-    return _in_family(forms, family, rng)
+    that = _relative(template.step, ref, False)
+    explicit = {
+        "find": f"Find the {target_word} {that} with the {most} {quantity}.",
+        "list": f"Name the {target_word} {that} with the {most} {quantity}.",
+        "terse": f"{target_word} {that} -> {most} {quantity}?",
+        "implied": f"{_what(template.step, ref)[:-1]}, with the {most} {quantity}?",
+    }
+    return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 
 def word_mentioning(
@@ -348,7 +458,27 @@ def word_mentioning(
         "terse": f"{ref} {relation} -> {target_word} mentioning {word}?",
         "implied": f"What linked to {ref} through {relation} mentions {word}?",
     }
-    return _in_family(forms, family, rng)
+    that = _relative(template.step, ref, False)
+    explicit = {
+        "find": f"Find the {target_word} {that} whose text mentions {word}.",
+        "list": f"Name the {target_word} {that} described with the word {word}.",
+        "terse": f"{target_word} {that} mentioning {word}?",
+        "implied": f"{_what(template.step, ref)[:-1]}, mentioning {word}?",
+    }
+    return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
+
+
+def _worded_as(
+    form: WordingForm | None,
+    forms: Mapping[str, str],
+    explicit: Mapping[str, str],
+    family: str,
+    rng: random.Random,
+) -> str:
+    """The family's short form, its explicit form, or (None: neither leaves one reading) the "which" form."""
+    if form == "explicit":
+        return _in_family({**forms, **explicit}, family, rng)
+    return _in_family(forms, family if form else "which", rng)
 
 
 def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str:
@@ -378,6 +508,7 @@ __all__ = [
     "superlative_templates",
     "type_words",
     "word_lookup",
+    "wording_form",
     "word_mentioning",
     "word_question",
     "word_superlative",

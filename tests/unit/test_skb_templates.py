@@ -24,6 +24,7 @@ from grasp_agent.evaluation.skb_templates import (
     word_lookup,
     word_mentioning,
     word_question,
+    wording_form,
 )
 from grasp_agent.skb.schema import NodeType, RelationType, SkbSchema
 
@@ -173,3 +174,60 @@ def test_mentioning_templates_walk_one_step_onto_types_with_text_and_word_the_as
             assert "lighthouse" in text and ("film" in text.lower() or "movie" in text.lower() or family == "implied")
             # the anchor by its name, or (described) by its own passage
             assert ("ada lee" in text.lower()) == (family != "described"), (family, text)
+
+
+SEQUEL_PATTERNS = [*FILM_PATTERNS, ("Film", "SEQUEL_OF", "Film")]
+
+
+def _sequel_schema() -> SkbSchema:
+    return _schema().model_copy(
+        update={
+            "relation_types": tuple(
+                RelationType.model_validate({"type": t, "pairs": [{"source": s, "target": o}]})
+                for s, t, o in SEQUEL_PATTERNS
+            )
+        }
+    )
+
+
+def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() -> None:
+    schema = _sequel_schema()
+    directed = Step("DIRECTED", True, "Person", "Film")
+    produced = Step("PRODUCED_BY", False, "Studio", "Film")
+    both = Template(((directed,), (produced,)))
+    # "Ada + Acme -> films?": a person may have directed or acted in the film, so the relation must be said
+    assert wording_form(both, "terse", schema) == "explicit"
+    assert wording_form(both, "implied", schema) is None  # "what fits both?" says neither relation nor type
+    assert wording_form(both, "which", schema) == wording_form(both, "lower", schema) == "short"
+    # one relation joins studios and films: naming the types is enough
+    assert wording_form(Template(((produced,),)), "find", schema) == "short"
+    # a film's sequels or the film it is a sequel of: "linked to X by sequel of" needs its direction
+    sequel = Template(((Step("SEQUEL_OF", True, "Film", "Film"),),))
+    assert wording_form(sequel, "find", schema) == "explicit"
+    assert wording_form(sequel, "implied", schema) == "explicit"
+    rng = random.Random(0)
+    anchor = [AnchorText("Heat", "film")]
+    assert word_question(sequel, anchor, "implied", schema, rng) == "Heat sequel of what?"
+    assert word_question(Template(((Step("SEQUEL_OF", False, "Film", "Film"),),)), anchor, "implied", schema, rng) == (
+        "What sequel of Heat?"
+    )
+    # a two-step chain through a self relation has no short form but "which"; its explicit forms nest clauses
+    chain = Template(((Step("SEQUEL_OF", True, "Film", "Film"), Step("PRODUCED_BY", True, "Film", "Studio")),))
+    assert wording_form(chain, "terse", schema) is None and wording_form(chain, "find", schema) == "explicit"
+    text = word_question(chain, anchor, "find", schema, random.Random(1))
+    assert text.startswith("Find the studios that the ") and text.endswith(" that Heat sequel of produced by.")
+
+
+def test_every_worded_question_names_each_relation_its_types_do_not_decide() -> None:
+    """Independent of the tables behind wording_form: where two walks join a step's types (DIRECTED and ACTED_IN
+    from Person to Film, SEQUEL_OF either way), every question worded in some form names the step's relation."""
+    schema = _sequel_schema()
+    walks = schema_steps(SEQUEL_PATTERNS)
+    for template in schema_templates(SEQUEL_PATTERNS):
+        anchors = [AnchorText(f"Anchor{i}", "thing") for i, _ in enumerate(template.legs)]
+        for family in FAMILIES:
+            text = word_question(template, anchors, family, schema, random.Random(7)).lower()
+            for step in (step for leg in template.legs for step in leg):
+                rivals = [w for w in walks if (w.source, w.target) == (step.source, step.target) and w != step]
+                if rivals:
+                    assert relation_words(step.relation) in text, (template.name, family, text)
