@@ -46,12 +46,14 @@ from grasp_agent.graph_branch.schema_paths import (
     named_types,
     relevance_text,
     shortest_meta_path,
+    sides_of_type_word,
     target_mention,
     type_words,
 )
 from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.context import SkbContext
+from grasp_agent.skb.schema import SkbSchema
 
 MIN_ANCHOR_SCORE = 0.9
 MAJORITY = 0.5  # a base rate of training questions decides the asked type only when one type has most of them
@@ -437,7 +439,8 @@ class HeuristicPlanner:
             passes = {hop.target for hop in (path or [])[:-1]}
             stations = via if row.best.label == target_label else other_via
             if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
-                path = _via_route(routes, row.best.label, target_label, stations, context_words, cue) or path
+                legs = _LegWords(question, row.mention.text, mentions, schema, context_words, asked, described)
+                path = _via_route(routes, row.best.label, target_label, stations, legs, cue) or path
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
             alias = row.names_best_by_alias
             if (described or alias) and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
@@ -577,15 +580,56 @@ def _hierarchy_asked(question: str, anchor_rows: Sequence[EntityRow], mentions: 
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class _LegWords:
+    """The words each leg of a route through a named type reads to choose its relations. The leg from the anchor
+    reads the mention's scope on the anchor's side of the type word; the leg on to the target the other side and
+    the words naming the asked type, and the anchor's scope too when the first leg had no relation to choose
+    ("which phenotypes do the diseases that G is associated with lack": "lack" is the second leg's). Without the
+    type word both read the mention's scope, as a direct route does."""
+
+    question: str
+    mention: str
+    mentions: list[str]
+    schema: SkbSchema
+    context_words: str
+    asked: tuple[str, str] | None
+    described: bool
+
+    def there(self, station: str) -> str:
+        sides = sides_of_type_word(self.question, station, self.schema, self.mentions, self.mention)
+        if sides is None:
+            return self.context_words
+        skipped = DESCRIPTION_WORDS if self.described else frozenset()
+        before, after = _mention_scope(sides[0], self.mention, self.mentions, skipped=skipped)
+        return " ".join(before + after)
+
+    def onward(self, station: str, there: Sequence[SchemaHop]) -> str:
+        sides = sides_of_type_word(self.question, station, self.schema, self.mentions, self.mention)
+        if sides is None:
+            return self.context_words
+        words = [relevance_text(sides[1], self.mentions), *([self.asked[1]] if self.asked else [])]
+        if not any(self._choice(hop) for hop in there):
+            words.append(self.context_words)
+        return " ".join(words)
+
+    def _choice(self, hop: SchemaHop) -> bool:
+        """Whether the schema joins the hop's two types by more than one relation."""
+        ends = {hop.source, hop.target}
+        joining = {r.type for r in self.schema.relation_types for pair in r.pairs if {pair.source, pair.target} == ends}
+        return len(joining) > 1
+
+
 def _via_route(
-    routes: Routes, label: str, target_label: str, via: Sequence[str], context_words: str, cue: str | None
+    routes: Routes, label: str, target_label: str, via: Sequence[str], words: _LegWords, cue: str | None
 ) -> list[SchemaHop] | None:
     """From an anchor through the first named type that joins both ways: "genes of diseases with X" is
     X -> Disease -> Gene, "diseases sharing a gene with X" is X -> Gene -> Disease (the plan runner drops X
-    itself from the answers); the anchor's hierarchy cue applies to the first leg."""
+    itself from the answers); the anchor's hierarchy cue applies to the first leg, and each leg chooses its
+    relations by its own words (`_LegWords`)."""
     for middle in via:
-        there = routes.path(label, middle, context_words, cue=cue)
-        back = routes.path(middle, target_label, context_words)
+        there = routes.path(label, middle, words.there(middle), cue=cue)
+        back = routes.path(middle, target_label, words.onward(middle, there or []))
         if there and back:
             return [*there, *back]
     return None

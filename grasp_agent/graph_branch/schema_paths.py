@@ -144,6 +144,25 @@ def named_types(question: str, schema: SkbSchema) -> list[str]:
     return [label for _, label in sorted(found)]
 
 
+def sides_of_type_word(
+    question: str, label: str, schema: SkbSchema, names: Sequence[str], anchor: str
+) -> tuple[str, str] | None:
+    """The question cut at the first word naming `label` (outside `names`, not one introducing a description):
+    (the part holding the `anchor` mention, the other part). Each leg of a route through that type reads the words
+    on its own side: in "which diseases lack a phenotype that X has" the leg into the diseases reads "lack", the
+    leg from X reads "has". None when no such word, or the anchor is not in the question."""
+    node_type = next((t for t in schema.node_types if t.label == label), None)
+    found = question.lower().find(anchor.lower()) if anchor else -1
+    if node_type is None or found < 0:
+        return None
+    hit = _first_mention(_masked(question, names), node_type, unless_followed_by=_INTRODUCES)
+    if hit is None:
+        return None
+    start, end = hit[0], hit[0] + len(hit[1])
+    before, after = question[:start], question[end:]
+    return (after, before) if found >= end else (before, after)
+
+
 def _masked(question: str, names: Sequence[str]) -> str:
     """The question with each name's first occurrence blanked out (same length, so positions hold)."""
     for name in names:

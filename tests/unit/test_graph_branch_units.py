@@ -343,6 +343,29 @@ def test_an_anchor_of_the_asked_type_is_routed_through_the_type_the_question_nam
     assert [a.type for a in named.anchors] == ["Phenotype"]
 
 
+def test_each_leg_of_a_route_through_a_named_type_reads_its_own_words() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("Dravet syndrome", "Disease", 1.0),))
+
+    def relations(question: str) -> list[str]:
+        return [h.relation for h in planner.build(question, table).hops]
+
+    # "lack" is the leg into the asked diseases; the leg from the anchor reads "has": one reading of the question
+    # used to walk LACKS_PHENOTYPE both ways
+    assert relations("Which diseases lack a phenotype that Dravet syndrome has?") == [
+        "HAS_PHENOTYPE",
+        "LACKS_PHENOTYPE",
+    ]
+    assert relations("Which diseases have a phenotype that Dravet syndrome lacks?") == [
+        "LACKS_PHENOTYPE",
+        "HAS_PHENOTYPE",
+    ]
+    # a first leg with one relation to walk leaves the anchor's words to the second: "lack" after the anchor
+    gene = EntityTable((_row("SCN1A", "Gene", 1.0),))
+    hops = planner.build("Which phenotypes do the diseases associated with SCN1A lack?", gene).hops
+    assert [(h.relation, h.target_type) for h in hops] == [("ASSOCIATED_WITH", "Disease"), ("LACKS_PHENOTYPE", None)]
+
+
 def test_a_route_goes_through_the_type_the_question_names_on_the_way() -> None:
     planner = HeuristicPlanner(HPO_CONTEXT)
     atrophy = EntityTable((_row("Diffuse skin atrophy", "Phenotype", 1.0),))

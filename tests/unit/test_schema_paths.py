@@ -8,6 +8,7 @@ from grasp_agent.graph_branch.schema_paths import (
     named_types,
     relevance_text,
     shortest_meta_path,
+    sides_of_type_word,
     singular_type_word,
     stored_child_to_parent,
     target_mention,
@@ -173,3 +174,22 @@ def test_type_words_inside_anchor_names_are_not_asked_for() -> None:
     question = "X-linked Charcot-Marie-Tooth disease type 4, causal gene please"
     assert target_mention(question, HPO_SCHEMA) == ("Disease", "disease")
     assert target_mention(question, HPO_SCHEMA, ["X-linked Charcot-Marie-Tooth disease type 4"]) == ("Gene", "gene")
+
+
+def test_a_question_is_cut_at_the_type_word_into_the_anchors_side_and_the_other() -> None:
+    question = "Which diseases lack a phenotype that Dravet syndrome has?"
+    assert sides_of_type_word(question, "Phenotype", HPO_SCHEMA, ["Dravet syndrome"], "Dravet syndrome") == (
+        " that Dravet syndrome has?",
+        "Which diseases lack a ",
+    )
+    # a type word inside a name is not the station ("Dravet *syndrome*" is no disease word here), nor one that
+    # introduces a description; no word of the type, or no anchor in the question: no cut
+    named = "Which genes cause the syndrome Dravet syndrome?"
+    assert sides_of_type_word(named, "Disease", HPO_SCHEMA, ["Dravet syndrome"], "Dravet syndrome") == (
+        " Dravet syndrome?",
+        "Which genes cause the ",
+    )
+    described = "Which genes go with the phenotype described as a fit?"
+    assert sides_of_type_word(described, "Phenotype", HPO_SCHEMA, [], "a fit") is None
+    assert sides_of_type_word(question, "Gene", HPO_SCHEMA, [], "Dravet syndrome") is None
+    assert sides_of_type_word(question, "Phenotype", HPO_SCHEMA, [], "Angelman syndrome") is None
