@@ -266,8 +266,13 @@ _SHORT: dict[str, dict[str, tuple[Revealed, ...]]] = {
     },
 }
 _EXPLICIT: dict[str, dict[str, tuple[Revealed, ...]]] = {
-    "intersection": {"find": (_ALL, _ALL), "list": (_ALL, _ALL), "terse": (_RELATION_AND_TYPE,) * 2},
-    "chain": {"find": (_ALL, _ALL), "list": (_ALL, _ALL)},
+    "intersection": {
+        "find": (_ALL, _ALL),
+        "list": (_ALL, _ALL),
+        "terse": (_RELATION_AND_TYPE,) * 2,
+        "implied": (_RELATION, _RELATION),
+    },
+    "chain": {"find": (_ALL, _ALL), "list": (_ALL, _ALL), "implied": (_ALL, _RELATION_AND_DIRECTION)},
     "one step": {"find": (_ALL,), "list": (_ALL,), "terse": (_ALL,), "implied": (_RELATION_AND_DIRECTION,)},
 }
 WordingForm = Literal["short", "explicit"]
@@ -357,6 +362,7 @@ def word_question(
             "find": f"Find the {target_word} {_relative(first, refs[0], False)} and {_relative(second, refs[1], False)}.",
             "list": f"List {targets} {_relative(first, refs[0], True)} as well as {_relative(second, refs[1], True)}.",
             "terse": f"{refs[0]} ({relation_a}) + {refs[1]} ({relation_b}) -> {targets}?",
+            "implied": f"What is linked to {refs[0]} by {relation_a} and to {refs[1]} by {relation_b}?",
         }
     else:
         leg = template.legs[0]
@@ -390,7 +396,13 @@ def word_question(
                 "terse": f"{refs[0]} -> {middle} -> {targets}?",
                 "implied": f"Starting from {refs[0]} and going through its {middle}, what do we reach?",
             }
-            explicit = {"find": f"Find the {targets} {reached}.", "list": f"List {targets} {reached}."}
+            # the asked type unsaid two steps away: "What borders the nations that Cantal is located in?"
+            implied = _what(leg[1], middle_phrase)
+            explicit = {
+                "find": f"Find the {targets} {reached}.",
+                "list": f"List {targets} {reached}.",
+                "implied": implied[0].upper() + implied[1:],
+            }
     return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 

@@ -195,9 +195,17 @@ def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() ->
     directed = Step("DIRECTED", True, "Person", "Film")
     produced = Step("PRODUCED_BY", False, "Studio", "Film")
     both = Template(((directed,), (produced,)))
+    rng = random.Random(0)
     # "Ada + Acme -> films?": a person may have directed or acted in the film, so the relation must be said
     assert wording_form(both, "terse", schema) == "explicit"
-    assert wording_form(both, "implied", schema) is None  # "what fits both?" says neither relation nor type
+    # "what fits both?" says neither relation nor type; the explicit form names the relations
+    assert wording_form(both, "implied", schema) == "explicit"
+    assert word_question(both, [AnchorText("Ada", "person"), AnchorText("Acme", "studio")], "implied", schema, rng) == (
+        "What is linked to Ada by directed and to Acme by produced by?"
+    )
+    # ... which does not say which way a film's sequel relation goes: then the question is worded as "which"
+    sequels = Template(((Step("SEQUEL_OF", True, "Film", "Film"),), (directed,)))
+    assert wording_form(sequels, "implied", schema) is None
     assert wording_form(both, "which", schema) == wording_form(both, "lower", schema) == "short"
     # one relation joins studios and films: naming the types is enough
     assert wording_form(Template(((produced,),)), "find", schema) == "short"
@@ -205,7 +213,6 @@ def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() ->
     sequel = Template(((Step("SEQUEL_OF", True, "Film", "Film"),),))
     assert wording_form(sequel, "find", schema) == "explicit"
     assert wording_form(sequel, "implied", schema) == "explicit"
-    rng = random.Random(0)
     anchor = [AnchorText("Heat", "film")]
     assert word_question(sequel, anchor, "implied", schema, rng) == "Heat sequel of what?"
     assert word_question(Template(((Step("SEQUEL_OF", False, "Film", "Film"),),)), anchor, "implied", schema, rng) == (
@@ -216,6 +223,11 @@ def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() ->
     assert wording_form(chain, "terse", schema) is None and wording_form(chain, "find", schema) == "explicit"
     text = word_question(chain, anchor, "find", schema, random.Random(1))
     assert text.startswith("Find the studios that the ") and text.endswith(" that Heat sequel of produced by.")
+    # the asked type left unsaid two steps away, the relations said
+    assert wording_form(chain, "implied", schema) == "explicit"
+    assert word_question(chain, anchor, "implied", schema, random.Random(1)).endswith(
+        " that Heat sequel of produced by what?"
+    )
 
 
 def test_every_worded_question_names_each_relation_its_types_do_not_decide() -> None:
