@@ -23,12 +23,12 @@ walk (`wording_form`), so every answer set is the question's answer set. The out
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
 from grasp_agent.graph_branch.relation_words import spaced_name
+from grasp_agent.graph_branch.schema_paths import plural, singular_type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 FAMILIES: tuple[str, ...] = ("which", "find", "list", "terse", "implied", "described", "lower", "preface")
@@ -39,7 +39,6 @@ _PREFACES = (
     "Sorry if this is obvious: ",
     "Context: this is for a report due tomorrow. ",
 )
-_CAPITALS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
@@ -185,23 +184,6 @@ def schema_templates(patterns: Iterable[tuple[str, str, str]], *, two_hop: bool 
     return sorted(set(templates), key=lambda t: t.name)
 
 
-def type_words(node_type: NodeType) -> list[str]:
-    """The label split at capitals, lower-cased, then the aliases: words the schema gives for a type."""
-    label = _CAPITALS.sub(" ", node_type.label).lower()
-    return [label, *[alias.lower() for alias in node_type.aliases if alias.strip()]]
-
-
-def plural(word: str) -> str:
-    """Simple English plural of a type word (enough for generated wording); a word already plural stays."""
-    if word.endswith(("ss", "us", "x", "sh", "ch", "z")):
-        return word + "es"
-    if word.endswith("s"):
-        return word
-    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
 def relation_words(relation: str) -> str:
     """'HAS_PHENOTYPE' -> 'has phenotype', 'actedIn' -> 'acted in'."""
     return spaced_name(relation)
@@ -341,7 +323,7 @@ def word_question(
     """One wording of a template in a family (see FAMILIES), in the family's short form where it leaves one
     reading, else its explicit form, else as "which" (`wording_form`). `anchors` follow `template.legs`."""
     types: Mapping[str, NodeType] = {t.label: t for t in schema.node_types}
-    target_word = rng.choice(type_words(types[template.target]))
+    target_word = rng.choice(singular_type_words(types[template.target]))
     targets = plural(target_word)
     described = family == "described"
     refs = [anchor.reference(described) for anchor in anchors]
@@ -383,7 +365,7 @@ def word_question(
                 "implied": _what(leg[0], refs[0]),
             }
         else:
-            middle = plural(rng.choice(type_words(types[leg[0].target])))
+            middle = plural(rng.choice(singular_type_words(types[leg[0].target])))
             path_words = f"{relation_words(leg[0].relation)}, then {relation_words(leg[1].relation)}"
             # nested clauses keep each step's relation and direction: "which genes are associated with the
             # diseases that have phenotype X"
@@ -409,7 +391,7 @@ def word_question(
 def word_lookup(lookup: Lookup, passage: str, family: str, schema: SkbSchema, rng: random.Random) -> str:
     """One wording of a lookup in a family (see FAMILIES); the passage is the node's own text, quoted or not."""
     node_type = next(t for t in schema.node_types if t.label == lookup.label)
-    type_word = rng.choice(type_words(node_type))
+    type_word = rng.choice(singular_type_words(node_type))
     forms = {
         "which": f'Which {type_word} is described as "{passage}"?',
         "find": f"Find the {type_word} whose description reads: {passage}.",
@@ -430,7 +412,7 @@ def word_superlative(
     """One wording of a superlative in a family (see FAMILIES), with a superlative adjective and the property's
     name made into words ("area_km2" -> "area km2")."""
     node_type = next(t for t in schema.node_types if t.label == template.target)
-    target_word = rng.choice(type_words(node_type))
+    target_word = rng.choice(singular_type_words(node_type))
     ref = anchor.reference(family == "described")
     most = rng.choice(_MOST if template.descending else _LEAST)
     quantity = spaced_name(template.quantity)
@@ -459,7 +441,7 @@ def word_mentioning(
     """One wording of a mentioning question in a family (see FAMILIES): the walk, and the word the one target's
     text holds."""
     node_type = next(t for t in schema.node_types if t.label == template.target)
-    target_word = rng.choice(type_words(node_type))
+    target_word = rng.choice(singular_type_words(node_type))
     ref = anchor.reference(family == "described")
     clause = _step_clause(template.step, ref, False)
     relation = relation_words(template.step.relation)
@@ -512,13 +494,11 @@ __all__ = [
     "Superlative",
     "Template",
     "mentioning_templates",
-    "plural",
     "plural_verb",
     "relation_words",
     "schema_steps",
     "schema_templates",
     "superlative_templates",
-    "type_words",
     "word_lookup",
     "wording_form",
     "word_mentioning",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from grasp_agent.graph_branch.relation_words import RelationWords
+from grasp_agent.graph_branch.relation_words import RelationWords, spaced_name
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 _WH = re.compile(r"\b(which|what|list|name|find|identify|show|give)\b", re.IGNORECASE)
@@ -40,20 +40,35 @@ class SchemaHop:
     outgoing: bool | None = None
 
 
-def _singular_type_words(node_type: NodeType) -> list[str]:
-    base = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", node_type.label).replace("_", " ").lower()
-    return [base, *[alias.lower() for alias in node_type.aliases]]
+def singular_type_words(node_type: NodeType) -> list[str]:
+    """The words the schema gives for a type: its label as words (GeneProtein -> 'gene protein'), then its
+    aliases, lower-case."""
+    return [spaced_name(node_type.label), *[alias.strip().lower() for alias in node_type.aliases if alias.strip()]]
 
 
-def _plural(word: str) -> str:
-    return word[:-1] + "ies" if word.endswith("y") else word + ("es" if word.endswith(("s", "x", "sh", "ch")) else "s")
+def plural(word: str) -> str:
+    """Simple English plural of a type word, the one rule the planner reads and the question generator writes:
+    the head noun before 'of' ('parts of the world'), 'ies' after a consonant's 'y' ('families', 'days'), '-sis'
+    to '-ses' ('diagnoses'), 'es' after a hiss ('classes', 'metropolises'); a word ending in another 's' is
+    taken as plural already ('genes')."""
+    head, of, rest = word.partition(" of ")
+    if of:
+        return plural(head) + of + rest
+    if word.endswith("sis"):
+        return word[:-2] + "es"
+    if word.endswith(("ss", "us", "is", "x", "z", "sh", "ch")):
+        return word + "es"
+    if word.endswith("s"):
+        return word
+    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
 
 
 def type_words(node_type: NodeType) -> list[str]:
-    """Lower-case words naming a type: its label split at capitals (GeneProtein -> 'gene protein'), aliases,
-    and simple plurals of both."""
-    words = _singular_type_words(node_type)
-    return sorted(set(words + [_plural(w) for w in words]), key=len, reverse=True)
+    """Lower-case words naming a type: its label as words, aliases, and the plurals of both."""
+    words = singular_type_words(node_type)
+    return sorted(set(words + [plural(w) for w in words]), key=len, reverse=True)
 
 
 def singular_type_word(words: str, schema: SkbSchema) -> str:
@@ -61,8 +76,8 @@ def singular_type_word(words: str, schema: SkbSchema) -> str:
     they are."""
     lowered = words.lower()
     for node_type in schema.node_types:
-        for word in _singular_type_words(node_type):
-            if lowered == _plural(word):
+        for word in singular_type_words(node_type):
+            if lowered == plural(word):
                 return word
     return words
 

@@ -6,10 +6,12 @@ from grasp_agent.graph_branch.schema_paths import (
     hierarchy_step,
     mention_hierarchy_cue,
     named_types,
+    plural,
     relevance_text,
     shortest_meta_path,
     sides_of_type_word,
     singular_type_word,
+    singular_type_words,
     stored_child_to_parent,
     target_mention,
     target_type,
@@ -31,6 +33,32 @@ def test_type_words_split_labels_add_aliases_and_plurals() -> None:
     words = type_words(NodeType(label="GeneProtein", aliases=("protein",)))
     assert {"gene protein", "gene proteins", "protein", "proteins"} <= set(words)
     assert "bodies" in type_words(NodeType(label="Body"))
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("film", "films"),
+        ("class", "classes"),
+        ("family", "families"),
+        ("money", "moneys"),
+        ("day", "days"),
+        ("genes", "genes"),
+        ("metropolis", "metropolises"),
+        ("diagnosis", "diagnoses"),
+        ("locus", "locuses"),
+        ("part of the world", "parts of the world"),
+    ],
+)
+def test_plural(word: str, expected: str) -> None:
+    assert plural(word) == expected
+
+
+def test_the_generator_writes_the_plurals_the_planner_reads() -> None:
+    # one rule for both: a generated "which moneys ..." names the type the planner asks for
+    currency = NodeType(label="Currency", aliases=("money", "part of the world"))
+    assert {plural(word) for word in singular_type_words(currency)} <= set(type_words(currency))
+    assert "moneys" in type_words(currency) and "moneies" not in type_words(currency)
 
 
 def test_target_type_is_the_type_asked_for_after_the_wh_word() -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import pytest
-
 from grasp_agent.evaluation.skb_questions import Requirement, split_of, unique_names
 from grasp_agent.evaluation.skb_templates import (
     FAMILIES,
@@ -16,7 +14,6 @@ from grasp_agent.evaluation.skb_templates import (
     Step,
     Template,
     mentioning_templates,
-    plural,
     plural_verb,
     relation_words,
     schema_steps,
@@ -74,14 +71,6 @@ def test_templates_chain_only_through_matching_types_and_intersect_distinct_legs
     assert "Person>DIRECTED>Film>PRODUCED_BY>Studio" in names  # a 2-hop chain
     assert Template(((Step("DIRECTED", True, "Person", "Film"),),)).hops == 1
     assert not any(len(leg) > 1 for t in schema_templates(FILM_PATTERNS, two_hop=False) for leg in t.legs)
-
-
-@pytest.mark.parametrize(
-    ("word", "expected"),
-    [("film", "films"), ("class", "classes"), ("family", "families"), ("day", "days"), ("genes", "genes")],
-)
-def test_plural(word: str, expected: str) -> None:
-    assert plural(word) == expected
 
 
 def test_relation_names_become_words_with_plural_verbs() -> None:
