@@ -20,7 +20,7 @@ import logging
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from neo4j import Driver
 
@@ -35,7 +35,9 @@ from grasp_agent.evaluation.skb_templates import (
     Step,
     Superlative,
     Template,
+    aside,
     mentioning_templates,
+    misspelling,
     schema_templates,
     superlative_templates,
     word_lookup,
@@ -375,6 +377,8 @@ def _lookups(
         passage = passages[node]
         assert passage is not None
         family = rng.choice(FAMILIES)
+        if family in ("misspelt", "compound", "aside"):  # they change how an anchor is named; a lookup has none
+            family = "which"
         key = lookup.name + "|" + node
         questions.append(
             EvalQuery(
@@ -476,6 +480,10 @@ def _worded(
         family = rng.choice(FAMILIES)
         if family == "described" and not all(a.passage for a in anchors):
             family = "which"
+        if family == "misspelt":
+            anchors, family = _misspelt(anchors, names, rng)
+        if family == "compound" and " " in anchors[0].name:  # "KCNQ2-related", not "Marfan syndrome-related"
+            family = "which"
         if wording_form(template, family, context.schema) is None:  # every form of it would leave two readings
             family = "which"
         if isinstance(template, Superlative):
@@ -484,6 +492,8 @@ def _worded(
             text = word_mentioning(template, anchors[0], requirement.word, family, context.schema, rng)
         else:
             text = word_question(template, anchors, family, context.schema, rng)
+        if family == "aside":
+            text = aside(_other_name(names, set(requirement.anchor_ids) | set(requirement.answers), rng), rng) + text
         key = template.name + "|" + "|".join(requirement.anchor_ids)
         worded.append(
             EvalQuery(
@@ -503,6 +513,27 @@ def _worded(
             )
         )
     return worded
+
+
+def _misspelt(
+    anchors: list[AnchorText], names: dict[str, dict[str, str]], rng: random.Random
+) -> tuple[list[AnchorText], str]:
+    """The anchors with one of their names misspelt (never into another node's name), and the family: "which"
+    when no name has a word long enough."""
+    taken = {name.lower() for by_id in names.values() for name in by_id.values()}
+    for i in rng.sample(range(len(anchors)), len(anchors)):
+        slipped = misspelling(anchors[i].name, rng)
+        if slipped is not None and slipped.lower() not in taken:
+            changed = list(anchors)
+            changed[i] = replace(anchors[i], misspelt=slipped)
+            return changed, "misspelt"
+    return anchors, "which"
+
+
+def _other_name(names: dict[str, dict[str, str]], excluded: set[str], rng: random.Random) -> str:
+    """The name of a node of any type that the question is not about."""
+    label = rng.choice(sorted(label for label, by_id in names.items() if set(by_id) - excluded))
+    return names[label][rng.choice(sorted(set(names[label]) - excluded))]
 
 
 def _passage(text: str, name: str) -> str | None:

@@ -23,6 +23,7 @@ walk (`wording_form`), so every answer set is the question's answer set. The out
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -31,7 +32,22 @@ from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.schema_paths import plural, singular_type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
-FAMILIES: tuple[str, ...] = ("which", "find", "list", "terse", "implied", "described", "lower", "preface")
+FAMILIES: tuple[str, ...] = (
+    "which",
+    "find",
+    "list",
+    "terse",
+    "implied",
+    "described",
+    "lower",
+    "preface",
+    "misspelt",
+    "compound",
+    "aside",
+)
+# Families worded as a "which" question with one thing changed: an anchor described, the case, a preface, an
+# anchor's name misspelt, an aside naming a node the question is not about.
+_WHICH_BASED = frozenset({"described", "lower", "preface", "misspelt", "aside"})
 # Prefaces carry no information about the SKB: a reader must skip them, whatever the domain.
 _PREFACES = (
     "Quick question. ",
@@ -39,6 +55,14 @@ _PREFACES = (
     "Sorry if this is obvious: ",
     "Context: this is for a report due tomorrow. ",
 )
+# Asides name a node of the SKB the question is not about: a reader must not take it for an anchor.
+_ASIDES = (
+    "I already know about {name}. ",
+    "Leaving {name} aside for now. ",
+    "Not {name}, that one is settled. ",
+    "My notes also mention {name}, but never mind that. ",
+)
+_LONG_WORD = re.compile(r"[A-Za-z]{6,}")
 
 
 @dataclass(frozen=True)
@@ -211,11 +235,33 @@ class AnchorText:
     name: str
     type_word: str
     passage: str | None = None
+    misspelt: str | None = None
 
-    def reference(self, described: bool) -> str:
-        if described and self.passage:
+    def reference(self, family: str) -> str:
+        if family == "described" and self.passage:
             return f'the {self.type_word} described as "{self.passage}"'
+        if family == "misspelt" and self.misspelt:
+            return self.misspelt
         return self.name
+
+
+def misspelling(name: str, rng: random.Random) -> str | None:
+    """The name with one slip of the keyboard in one of its longer words (two letters swapped, one dropped or
+    one doubled; the first letter kept), or None when no word is long enough to stay recognisable."""
+    words = list(_LONG_WORD.finditer(name))
+    if not words:
+        return None
+    match = rng.choice(words)
+    word = match.group()
+    i = rng.randrange(1, len(word) - 1)
+    slips = (word[:i] + word[i + 1] + word[i] + word[i + 2 :], word[:i] + word[i + 1 :], word[:i] + word[i] + word[i:])
+    slipped = next((slip for slip in rng.sample(slips, len(slips)) if slip.lower() != word.lower()), None)
+    return None if slipped is None else name[: match.start()] + slipped + name[match.end() :]
+
+
+def aside(name: str, rng: random.Random) -> str:
+    """A sentence or clause naming a node the question is not about, to put before the question."""
+    return rng.choice(_ASIDES).format(name=name)
 
 
 @dataclass(frozen=True)
@@ -245,8 +291,11 @@ _SHORT: dict[str, dict[str, tuple[Revealed, ...]]] = {
         "list": (_RELATION_AND_TYPE,),
         "terse": (_RELATION_AND_TYPE,),
         "implied": (_RELATION,),
+        "compound": (_TYPE,),
     },
 }
+# "compound" words a leg as "<anchor>-related <targets>": the target type alone tells the step.
+_SHORT["intersection"]["compound"] = (_TYPE, _ALL)
 _EXPLICIT: dict[str, dict[str, tuple[Revealed, ...]]] = {
     "intersection": {
         "find": (_ALL, _ALL),
@@ -266,8 +315,10 @@ def wording_form(template: Template | OneStepPick, family: str, schema: SkbSchem
     in relative clauses) when that one does; None when neither does (the question is worded as "which").
     "Split hand + Cardiomyopathy -> disorders?" is no question when a disorder may have or lack a phenotype,
     nor "what is connected to X through is a" when the walk may go up or down. Families worded as "which"
-    (described, lower, preface) say everything."""
-    base = "which" if family in ("described", "lower", "preface") else family
+    (described, lower, preface, misspelt, aside) say everything; "compound" words only the legs of a Template."""
+    if family == "compound" and not isinstance(template, Template):
+        return None
+    base = "which" if family in _WHICH_BASED else family
     steps = [step for leg in template.legs for step in leg]
     shape = "intersection" if len(template.legs) == 2 else "chain" if len(steps) == 2 else "one step"
     walks = schema_steps(
@@ -325,8 +376,7 @@ def word_question(
     types: Mapping[str, NodeType] = {t.label: t for t in schema.node_types}
     target_word = rng.choice(singular_type_words(types[template.target]))
     targets = plural(target_word)
-    described = family == "described"
-    refs = [anchor.reference(described) for anchor in anchors]
+    refs = [anchor.reference(family) for anchor in anchors]
     explicit: dict[str, str] = {}
     if len(template.legs) == 2:
         first, second = template.legs[0][0], template.legs[1][0]
@@ -338,6 +388,7 @@ def word_question(
             "list": f"List {targets} connected to {refs[0]} as well as to {refs[1]}.",
             "terse": f"{refs[0]} + {refs[1]} -> {targets}?",
             "implied": f"{refs[0]} and {refs[1]} together: what fits both?",
+            "compound": f"Which {refs[0]}-related {targets} {clause_b}?",
         }
         relation_a, relation_b = relation_words(first.relation), relation_words(second.relation)
         explicit = {
@@ -357,6 +408,7 @@ def word_question(
                 "list": f"List the {targets} for {refs[0]} ({relation}).",
                 "terse": f"{refs[0]} {relation} -> {targets}?",
                 "implied": f"What is connected to {refs[0]} through {relation}?",
+                "compound": f"Which {refs[0]}-related {targets} are there?",
             }
             explicit = {
                 "find": f"Find every {target_word} {_relative(leg[0], refs[0], False)}.",
@@ -413,7 +465,7 @@ def word_superlative(
     name made into words ("area_km2" -> "area km2")."""
     node_type = next(t for t in schema.node_types if t.label == template.target)
     target_word = rng.choice(singular_type_words(node_type))
-    ref = anchor.reference(family == "described")
+    ref = anchor.reference(family)
     most = rng.choice(_MOST if template.descending else _LEAST)
     quantity = spaced_name(template.quantity)
     clause = _step_clause(template.step, ref, False)
@@ -442,7 +494,7 @@ def word_mentioning(
     text holds."""
     node_type = next(t for t in schema.node_types if t.label == template.target)
     target_word = rng.choice(singular_type_words(node_type))
-    ref = anchor.reference(family == "described")
+    ref = anchor.reference(family)
     clause = _step_clause(template.step, ref, False)
     relation = relation_words(template.step.relation)
     forms = {
@@ -476,7 +528,7 @@ def _worded_as(
 
 
 def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str:
-    base = "which" if family in ("described", "lower", "preface") else family
+    base = "which" if family in _WHICH_BASED or family not in forms else family
     text = forms[base]
     if family == "lower":
         return text.lower()
@@ -493,7 +545,9 @@ __all__ = [
     "Step",
     "Superlative",
     "Template",
+    "aside",
     "mentioning_templates",
+    "misspelling",
     "plural_verb",
     "relation_words",
     "schema_steps",

@@ -13,7 +13,9 @@ from grasp_agent.evaluation.skb_templates import (
     Lookup,
     Step,
     Template,
+    aside,
     mentioning_templates,
+    misspelling,
     plural_verb,
     relation_words,
     schema_steps,
@@ -232,3 +234,49 @@ def test_every_worded_question_names_each_relation_its_types_do_not_decide() -> 
                 rivals = [w for w in walks if (w.source, w.target) == (step.source, step.target) and w != step]
                 if rivals:
                     assert relation_words(step.relation) in text, (template.name, family, text)
+
+
+def test_a_misspelling_slips_one_key_in_one_long_word_and_keeps_its_first_letter() -> None:
+    for seed in range(40):
+        slipped = misspelling("Distal muscle weakness", random.Random(seed))
+        assert slipped is not None and slipped != "Distal muscle weakness"
+        words, slipped_words = "Distal muscle weakness".split(), slipped.split()
+        changed = [(a, b) for a, b in zip(words, slipped_words, strict=True) if a != b]
+        assert len(changed) == 1  # one word, a long one, by one letter at most
+        original, typo = changed[0]
+        assert len(original) >= 6 and typo[0] == original[0] and abs(len(typo) - len(original)) <= 1
+    assert misspelling("NSF", random.Random(0)) is None  # no word long enough to stay recognisable
+    assert misspelling("Cat 12", random.Random(0)) is None
+
+
+def test_misspelt_and_aside_families_change_how_one_anchor_is_named() -> None:
+    schema = _schema()
+    template = Template(((Step("DIRECTED", True, "Person", "Film"),), (Step("PRODUCED_BY", True, "Film", "Studio"),)))
+    anchors = [AnchorText("Adaline Lee", "person", misspelt="Adalnie Lee"), AnchorText("Acme", "studio")]
+    text = word_question(template, anchors, "misspelt", schema, random.Random(0))
+    assert "Adalnie Lee" in text and "Adaline Lee" not in text and "Acme" in text
+    assert word_question(template, anchors, "which", schema, random.Random(0)).count("Adaline Lee") == 1
+    assert aside("Heat", random.Random(0)).rstrip().endswith(".") and "Heat" in aside("Heat", random.Random(0))
+
+
+def test_a_compound_names_a_leg_as_anchor_related_only_where_the_target_type_tells_the_relation() -> None:
+    schema = _schema()
+    produced = Step("PRODUCED_BY", False, "Studio", "Film")  # the one relation from studios to films
+    directed = Step("DIRECTED", True, "Person", "Film")  # a person may also have acted in the film
+    assert wording_form(Template(((produced,),)), "compound", schema) == "short"
+    assert word_question(
+        Template(((produced,),)), [AnchorText("Acme", "studio")], "compound", schema, random.Random(0)
+    ) in (
+        "Which Acme-related films are there?",
+        "Which Acme-related movies are there?",
+    )
+    # "Ada-related films" may be the films she directed or acted in: worded as "which"
+    assert wording_form(Template(((directed,),)), "compound", schema) is None
+    both = Template(((produced,), (directed,)))
+    text = word_question(
+        both, [AnchorText("Acme", "studio"), AnchorText("Ada", "person")], "compound", schema, random.Random(0)
+    )
+    assert text.startswith("Which Acme-related ") and text.endswith(" that Ada directed?")
+    # a two-step chain has no compound form
+    chain = Template(((Step("PRODUCED_BY", False, "Studio", "Film"), Step("DIRECTED", False, "Film", "Person")),))
+    assert wording_form(chain, "compound", schema) is None
