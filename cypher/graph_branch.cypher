@@ -26,3 +26,16 @@ RETURN nodeId, name, anchorScore, denseScore, score, witness, exact;
 // Every node of one label with its name and the values of its synonym properties (the name dictionary).
 MATCH (n:{{label}})
 RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS synonyms;
+
+// name: named_node_ids
+// The ids of one label's nodes that have a name embedding (the name index's nodes), for sampling.
+MATCH (n:{{label}})
+WHERE n.name_embedding IS NOT NULL
+RETURN n.id AS id
+ORDER BY id;
+
+// name: name_embeddings
+// The names and name embeddings of the given nodes of one label.
+MATCH (n:{{label}})
+WHERE n.id IN $ids
+RETURN n.id AS id, n.name AS name, n.name_embedding AS embedding;

@@ -173,6 +173,36 @@ def text(
     )
 
 
+@app.command("link-recall")
+@friendly_errors
+def link_recall(
+    sample: int = typer.Option(600, "--sample", min=1, help="Nodes per type, drawn at random."),
+    k: int = typer.Option(1, "--k", "-k", min=1, help="Candidates linked per name."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
+) -> None:
+    """Per type, how often linking (`grasp.link`, the path of every mention) gives a node back for its own name
+    vector: the recall the approximate vector indexes leave to exact names."""
+    from grasp_agent.evaluation.link_recall import measure_link_recall
+    from grasp_agent.skb.context import read_skb_context
+
+    settings = load_settings()
+    with open_driver(settings) as driver:
+        schema = read_skb_context(driver, settings.neo4j_database).schema
+        results = measure_link_recall(driver, settings.neo4j_database, schema, sample, k, seed)
+    table = Table("type", "nodes", "sampled", "first", f"in top {k}", "missed", "ms per name", title="Link recall")
+    for result in results:
+        table.add_row(
+            result.label,
+            f"{result.nodes:,}",
+            str(result.sampled),
+            str(result.first),
+            str(result.in_top_k),
+            str(result.missed),
+            f"{result.ms_per_name:.2f}",
+        )
+    console.print(table)
+
+
 @app.command()
 @friendly_errors
 def shape(

@@ -263,3 +263,22 @@ def test_a_conjunction_nobody_satisfies_ranks_partial_matches(
     strict = GraphBranch.build(driver, test_settings.model_copy(update={"graph_relax_below": 0}), embedder)
     none = strict.run(question).ranking
     assert none.nodes == () and none.reason is not None and "no path joins" in none.reason
+
+
+def test_every_name_links_back_to_its_own_node_and_the_bench_prints_it(hpo_slice: object) -> None:
+    # `grasp bench link-recall` links stored name vectors through grasp.link, as every mention is linked
+    shown = subprocess.run(
+        [GRASP, "bench", "link-recall", "--sample", "150"],
+        env=cli_env(TEST_INSTANCE_ENV),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert shown.returncode == 0, shown.stderr
+    cells = [[cell.strip() for cell in line.strip("│").split("│")] for line in shown.stdout.splitlines()]
+    rows = {row[0]: row for row in cells if len(row) == 7}
+    assert set(rows) >= {"Phenotype", "Disease", "Gene"}, shown.stdout
+    for label in ("Phenotype", "Disease", "Gene"):
+        _, nodes, sampled, first, in_top, missed, _ = rows[label]
+        assert int(sampled) == min(150, int(nodes.replace(",", ""))) > 0
+        assert int(first) == int(in_top) == int(sampled) and missed == "0", rows[label]

@@ -2,6 +2,7 @@ package grasp.adapath;
 
 import grasp.link.VectorIndexes;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.neo4j.graphdb.Node;
@@ -24,7 +25,8 @@ final class BankIndex {
 
     private BankIndex() {}
 
-    /** The {@code k} bank queries nearest {@code vector}, best first, as the index ranks them. */
+    /** The {@code k} bank queries nearest {@code vector}, best first, as the index ranks them (out of at least
+     * {@link VectorIndexes#MIN_CANDIDATES}, as its search is approximate). */
     static List<Hit> nearest(Transaction tx, String index, long k, double[] vector) {
         int dimension = dimension(tx, index);
         if (vector.length != dimension) {
@@ -36,13 +38,15 @@ final class BankIndex {
             boxed.add(value);
         }
         List<Hit> hits = new ArrayList<>();
-        try (Result rows = tx.execute(QUERY, Map.of("index", index, "k", k, "vector", boxed))) {
+        long asked = Math.max(k, VectorIndexes.MIN_CANDIDATES);
+        try (Result rows = tx.execute(QUERY, Map.of("index", index, "k", asked, "vector", boxed))) {
             while (rows.hasNext()) {
                 Map<String, Object> row = rows.next();
                 hits.add(new Hit((Node) row.get("node"), ((Number) row.get("score")).doubleValue()));
             }
         }
-        return hits;
+        hits.sort(Comparator.comparingDouble(Hit::score).reversed());
+        return hits.subList(0, (int) Math.min(k, hits.size()));
     }
 
     private static int dimension(Transaction tx, String index) {

@@ -28,19 +28,34 @@ public final class VectorIndexes {
     private static final String QUERY =
             "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score RETURN node, score";
 
+    /**
+     * The fewest candidates asked of an index. Neo4j's HNSW search explores about as many nodes as it is asked
+     * for, and with few it misses even a node's own vector. Own name vectors not among the index's candidates
+     * (600 sampled per type): HPO phenotypes 10 of 12 candidates, 4 of 26, none of 50; the geo SKB's 3,235 US
+     * counties (names alike: "X County") 67 of 12, 4 of 50, none of 100 ({@code grasp bench link-recall} reads
+     * what linking returns).
+     */
+    public static final long MIN_CANDIDATES = 100;
+
     private VectorIndexes() {}
+
+    /** How many candidates to ask the index for when {@code k} are wanted: 2k + 10, and never fewer than
+     * {@link #MIN_CANDIDATES}. */
+    public static long candidates(long k) {
+        return Math.max(2 * k + 10, MIN_CANDIDATES);
+    }
 
     public static String name(String label, String mode) {
         return "grasp_" + label.toLowerCase(Locale.ROOT) + "_" + mode;
     }
 
     /**
-     * Top-{@code k} nodes by exact cosine to the node's {@code <mode>_embedding}: asks the index for 2k + 10
-     * candidates (its ranking is approximate), recomputes each cosine exactly, keeps the best k.
+     * Top-{@code k} nodes by exact cosine to the node's {@code <mode>_embedding}: asks the index for
+     * {@link #candidates} (its search is approximate), recomputes each cosine exactly, keeps the best k.
      */
     public static List<Hit> nearest(Transaction tx, String label, String mode, long k, double[] vector) {
         List<Hit> exact = new ArrayList<>();
-        for (Hit hit : query(tx, label, mode, 2 * k + 10, vector)) {
+        for (Hit hit : query(tx, label, mode, candidates(k), vector)) {
             double[] embedding = embedding(hit.node(), mode + "_embedding");
             exact.add(embedding == null ? hit : new Hit(hit.node(), cosine(vector, embedding)));
         }
