@@ -1,5 +1,8 @@
 """`grasp train asked-type`: fit the asked-type classifier (graph_branch.asked_type) on a question set's training
 split, judge it on the valid split against the planner's own reading, and keep it only when it reads better.
+On generated questions it is judged on wording it was not fitted on: each wording family of the valid split is
+read by a model fitted on the train split's other families (a model that learns the generator's phrasings reads
+its own valid split perfectly and people's questions no better).
 
 Each question is read exactly as a search reads it (the graph branch's mention extraction and linking), so the
 features at fitting time are the features at planning time. The label is the type of the question's answers.
@@ -40,6 +43,7 @@ class ReadQuestion:
     evidence: AskedTypeEvidence
     planned: str
     answer_type: str
+    wording: str | None = None  # the question's wording family (`level`), for judging on unseen wording
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ def read_questions(
         answer_type = majority_type(query.answer_ids, labels)
         if answer_type is not None:
             planned = planner.build(query.text, table).target.type
-            read.append(ReadQuestion(query.split, planner.evidence(query.text, table), planned, answer_type))
+            evidence = planner.evidence(query.text, table)
+            read.append(ReadQuestion(query.split, evidence, planned, answer_type, query.level))
     return read
 
 
@@ -85,17 +90,49 @@ def answer_labels(
 
 
 def fit_and_judge(
-    skb: str, labels: Sequence[str], train: Sequence[ReadQuestion], valid: Sequence[ReadQuestion], out: Path
+    skb: str,
+    labels: Sequence[str],
+    train: Sequence[ReadQuestion],
+    valid: Sequence[ReadQuestion],
+    out: Path,
+    by_wording: bool = False,
 ) -> AskedTypeFit:
-    """Fit on `train`; write to `out` only when the model reads `valid` better than the planner alone does."""
+    """Fit on `train`; write to `out` only when the model reads `valid` better than the planner alone does.
+    `by_wording`: each valid question is read by a model fitted on the train questions of other wording families
+    (`held_out_wording_accuracy`); the model written is still fitted on all of `train`."""
     model = fit_asked_type(skb, [(q.evidence, q.answer_type) for q in train], labels)
     rule = sum(q.planned == q.answer_type for q in valid) / len(valid) if valid else 0.0
-    learned = accuracy(model, [(q.evidence, q.answer_type) for q in valid])
+    if by_wording:
+        learned = held_out_wording_accuracy(skb, labels, train, valid)
+    else:
+        learned = accuracy(model, [(q.evidence, q.answer_type) for q in valid])
     written = None
     if valid and learned > rule:
         write_model(out, model)
         written = out
     return AskedTypeFit(model, len(train), len(valid), rule, learned, written)
+
+
+def held_out_wording_accuracy(
+    skb: str, labels: Sequence[str], train: Sequence[ReadQuestion], valid: Sequence[ReadQuestion]
+) -> float:
+    """How often the valid questions are read right by a model fitted without their wording family: per family,
+    a model of the other families' train questions (a family no train question lacks is read by the rules)."""
+    right = 0
+    for wording in sorted({q.wording or "" for q in valid}):
+        judged = [q for q in valid if (q.wording or "") == wording]
+        others = [(q.evidence, q.answer_type) for q in train if (q.wording or "") != wording]
+        if not others:
+            right += sum(q.planned == q.answer_type for q in judged)
+            continue
+        model = fit_asked_type(skb, others, labels)
+        right += sum(_reads_right(model, q) for q in judged)
+    return right / len(valid) if valid else 0.0
+
+
+def _reads_right(model: AskedTypeModel, question: ReadQuestion) -> bool:
+    chosen = model.choose(question.evidence, model.labels)
+    return chosen is not None and chosen[0] == question.answer_type
 
 
 def fit_asked_type_model(
@@ -118,7 +155,11 @@ def fit_asked_type_model(
 
 
 def fit_on_tables(
-    planner: HeuristicPlanner, tables: Sequence[tuple[EvalQuery, EntityTable]], labels: Mapping[str, str], out: Path
+    planner: HeuristicPlanner,
+    tables: Sequence[tuple[EvalQuery, EntityTable]],
+    labels: Mapping[str, str],
+    out: Path,
+    by_wording: bool = False,
 ) -> AskedTypeFit:
     """`fit_and_judge` on questions already read: the train ones fit, the others judge."""
     read = read_questions(planner, tables, labels)
@@ -126,4 +167,4 @@ def fit_on_tables(
     valid = [q for q in read if q.split not in TRAIN]
     if not train:
         raise ValueError("the question set has no train questions to fit the asked-type model on")
-    return fit_and_judge(planner.context.schema.name, planner.context.labels, train, valid, out)
+    return fit_and_judge(planner.context.schema.name, planner.context.labels, train, valid, out, by_wording)

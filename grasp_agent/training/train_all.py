@@ -82,6 +82,7 @@ class TrainAll:
         deadline: float,
         skip: Sequence[str] = (),
         say: Callable[[str], None] = lambda line: None,
+        generated: bool = False,
     ) -> None:
         self._settings = settings
         self._driver = driver
@@ -90,6 +91,8 @@ class TrainAll:
         self._queries = list(queries)
         self._deadline = deadline
         self._skip = set(skip)
+        # generated questions: what learns from wording is judged on wording families it was not fitted on
+        self._generated = generated
         self._say = say
         self._tables: list[tuple[EvalQuery, EntityTable]] | None = None
         self._labels: dict[str, str] | None = None
@@ -199,12 +202,13 @@ class TrainAll:
         tables, labels = self._read()
         prior = find_prior(self._settings.answer_types_path(self._context.schema.name), self._context.schema.name)
         planner = self._planner(prior)
-        fit = fit_on_tables(planner, tables, labels, self._settings.asked_type_path(self._context.schema.name))
+        out = self._settings.asked_type_path(self._context.schema.name)
+        fit = fit_on_tables(planner, tables, labels, out, by_wording=self._generated)
         return StageResult(
             "asked type",
             0.0,
             0.0,
-            "asked type accuracy",
+            "asked type accuracy" + (", unseen wording" if self._generated else ""),
             fit.rule_valid,
             fit.model_valid,
             fit.written is not None,
@@ -304,5 +308,7 @@ def train_everything(
         counts = {split: len(of_split(queries, split)) for split in ("train", "valid", "test")}
         if not counts["train"] or not counts["valid"]:
             raise ValueError(f"training needs train and valid questions; the set has {counts}")
-        stages = TrainAll(settings, driver, embedder, context, queries, deadline=deadline, skip=skip, say=say).run()
+        stages = TrainAll(
+            settings, driver, embedder, context, queries, deadline=deadline, skip=skip, say=say, generated=generated
+        ).run()
     return TrainAllOutcome(context.schema.name, path, generated, counts, tuple(stages))

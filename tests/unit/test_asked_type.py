@@ -4,6 +4,7 @@ split better than the planner's rules."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,24 @@ def test_the_planner_follows_a_fitted_model_over_its_rules_and_notes_the_scores(
         note.startswith("asked type (fitted model): Disease") for note in outcome.notes
     )
     assert not rules.plan(question, table, lambda plan: PlanCheck(True)).notes
+
+
+def test_on_generated_questions_a_model_is_judged_on_wording_it_was_not_fitted_on(tmp_path: Path) -> None:
+    # each wording family says the asked type its own way; the rules read it as Film every time
+    def family(wording: str, split: str, n: int) -> list[ReadQuestion]:
+        phrasing = {"which": ("word:shot", "Person"), "terse": ("word:arrow", "Studio")}[wording]
+        return [ReadQuestion(split, AskedTypeEvidence(("bias", phrasing[0])), "Film", phrasing[1], wording)] * n
+
+    train = family("which", "train", 10) + family("terse", "train", 10)
+    valid = family("which", "valid", 4) + family("terse", "valid", 4)
+    seen = fit_and_judge("films", LABELS, train, valid, tmp_path / "seen.json")
+    assert seen.model_valid == 1.0 and seen.written is not None  # its own phrasings, read perfectly
+    unseen = fit_and_judge("films", LABELS, train, valid, tmp_path / "unseen.json", by_wording=True)
+    # fitted without a family's phrasing, the model reads none of that family right: no better than the rules
+    assert unseen.rule_valid == 0.0 and unseen.model_valid == 0.0 and unseen.written is None
+    # a phrasing every family shares carries over, and the model is kept
+    shared = [
+        replace(q, evidence=AskedTypeEvidence(("bias", "word:shot")), answer_type="Person") for q in train + valid
+    ]
+    kept = fit_and_judge("films", LABELS, shared[:20], shared[20:], tmp_path / "kept.json", by_wording=True)
+    assert kept.model_valid == 1.0 and kept.written is not None
