@@ -14,7 +14,8 @@ picked by its text, not its name, so a reader must rank the walk's targets by wh
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
 The families vary the structure a reader has to cope with (wh-questions, imperatives, lists, terse arrows,
-questions that leave the asked type implied, described anchors, lower case, a preface that says nothing); a form
+questions that leave the asked type implied, described anchors, lower case, a preface that says nothing, a
+misspelt name, "<anchor>-related" compounds, an aside naming a node the question is not about); a form
 that drops a relation's words, its direction or a type is used only where the schema leaves one reading of the
 walk (`wording_form`), so every answer set is the question's answer set. The output is synthetic and says so
 (`level` = family, `template` = the walk).
@@ -283,7 +284,14 @@ _RELATION = Revealed(True, False, False)
 # explicit ones (relative clauses) used where a short form would leave two readings. A family missing from
 # both says nothing a reader could tell the step by; such questions are worded as "which".
 _SHORT: dict[str, dict[str, tuple[Revealed, ...]]] = {
-    "intersection": {"which": (_ALL, _ALL), "find": (_TYPE, _TYPE), "list": (_TYPE, _TYPE), "terse": (_TYPE, _TYPE)},
+    "intersection": {
+        "which": (_ALL, _ALL),
+        "find": (_TYPE, _TYPE),
+        "list": (_TYPE, _TYPE),
+        "terse": (_TYPE, _TYPE),
+        # "<anchor>-related <targets>" for the first leg: the target type alone tells the step
+        "compound": (_TYPE, _ALL),
+    },
     "chain": {"which": (_ALL, _ALL), "find": (_TYPE, _TYPE), "list": (_RELATION_AND_TYPE,) * 2, "terse": (_TYPE,) * 2},
     "one step": {
         "which": (_ALL,),
@@ -294,8 +302,6 @@ _SHORT: dict[str, dict[str, tuple[Revealed, ...]]] = {
         "compound": (_TYPE,),
     },
 }
-# "compound" words a leg as "<anchor>-related <targets>": the target type alone tells the step.
-_SHORT["intersection"]["compound"] = (_TYPE, _ALL)
 _EXPLICIT: dict[str, dict[str, tuple[Revealed, ...]]] = {
     "intersection": {
         "find": (_ALL, _ALL),
