@@ -5,7 +5,7 @@
 // Candidate nodes for many mentions at once: each row's vector against each label's name (or doc) index.
 UNWIND $rows AS row
 UNWIND $labels AS label
-CALL grasp.link(row.vector, label, $mode, $k, $tau) YIELD nodeId, name, score, degree
+CALL grasp.link(row.vector, label, $mode, $k, $tau, $candidates) YIELD nodeId, name, score, degree
 RETURN row.key AS key, label, nodeId, name, score, degree
 ORDER BY key, score DESC;
 

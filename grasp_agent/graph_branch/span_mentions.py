@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
-from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeLink
+from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
@@ -184,7 +184,9 @@ class SpanMentionFinder:
                 break
             chunk, done = kept[done : done + size], done + size
             vectors = self._embedder.embed_texts([span.text for span in chunk])
-            links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, labels, "name", 1, 0.0)
+            links = self._procedures.link_many(
+                {str(i): v for i, v in enumerate(vectors)}, labels, "name", 1, 0.0, SCAN_CANDIDATES
+            )
             scored += self._scored(chunk, [links[str(i)] for i in range(len(chunk))], exact)
         return scored
 

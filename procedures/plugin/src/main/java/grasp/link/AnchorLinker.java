@@ -25,11 +25,20 @@ public final class AnchorLinker {
         }
     }
 
-    /** Resolved k and tau; negative arguments select the match mode's defaults. */
-    public record Settings(long k, double tau) {
+    /**
+     * Resolved k, tau and the index candidates searched ({@link VectorIndexes#candidates}); negative arguments
+     * select the defaults. A caller scanning many spans for typos and paraphrases may search fewer candidates
+     * (faster, and it may miss an exact name the name dictionary finds anyway); linking a mention keeps the floor.
+     */
+    public record Settings(long k, double tau, long candidates) {
         public static final long MAX_K = 1000;
+        public static final long MAX_CANDIDATES = 10_000;
 
         public static Settings of(String mode, long k, double tau) {
+            return of(mode, k, tau, -1);
+        }
+
+        public static Settings of(String mode, long k, double tau, long candidates) {
             checkMode(mode);
             boolean name = mode.equals("name");
             long resolvedK = k < 0 ? (name ? 5 : 10) : k;
@@ -40,7 +49,12 @@ public final class AnchorLinker {
             if (!(resolvedTau <= 1.0)) {
                 throw new IllegalArgumentException("tau must be in [0, 1] (or negative for the default); got " + tau);
             }
-            return new Settings(resolvedK, resolvedTau);
+            if (candidates == 0 || candidates > MAX_CANDIDATES) {
+                throw new IllegalArgumentException("candidates must be between 1 and " + MAX_CANDIDATES
+                        + " (or negative for the default); got " + candidates);
+            }
+            long searched = candidates < 0 ? VectorIndexes.candidates(resolvedK) : Math.max(candidates, resolvedK);
+            return new Settings(resolvedK, resolvedTau, searched);
         }
     }
 
@@ -70,7 +84,7 @@ public final class AnchorLinker {
 
     public List<Binding> byVector(String label, String mode, double[] vector, Settings settings) {
         checkLabel(label);
-        List<VectorIndexes.Hit> hits = VectorIndexes.nearest(tx, label, mode, settings.k(), vector);
+        List<VectorIndexes.Hit> hits = VectorIndexes.nearest(tx, label, mode, settings.k(), settings.candidates(), vector);
         List<Binding> bindings = new ArrayList<>();
         if (hits.isEmpty()) {
             return bindings;

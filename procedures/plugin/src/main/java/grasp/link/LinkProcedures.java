@@ -42,8 +42,9 @@ public final class LinkProcedures {
     }
 
     @Procedure(name = "grasp.link", mode = Mode.READ)
-    @Description("grasp.link(input, label, mode = 'name', k = -1, tau = -1.0) - candidate nodes for one mention. A "
-            + "LIST<FLOAT> input queries the vector index grasp_<label>_<mode> and keeps the top k whose cosine >= "
+    @Description("grasp.link(input, label, mode = 'name', k = -1, tau = -1.0, candidates = -1) - candidate nodes for one "
+            + "mention. A LIST<FLOAT> input queries the vector index grasp_<label>_<mode> (out of `candidates`, default "
+            + "max(2k + 10, 100), as its search is approximate) and keeps the top k whose cosine >= "
             + "tau x best (defaults k=5, tau=0.95 for name, k=10, tau=0.90 for doc); a STRING input (fallback: no "
             + "embedder in the server) matches `name` exactly, case-insensitively, with score 1.0. label must match "
             + CypherIdentifier.RULE + " and occur in the graph; any other label is refused.")
@@ -56,8 +57,11 @@ public final class LinkProcedures {
             @Name(value = "k", defaultValue = "-1", description = "Most candidates, 1..1000; negative for the mode's default.")
                     long k,
             @Name(value = "tau", defaultValue = "-1.0", description = "Keep cosine >= tau x best, tau in [0, 1]; negative for the mode's default.")
-                    double tau) {
-        AnchorLinker.Settings settings = AnchorLinker.Settings.of(mode, k, tau);
+                    double tau,
+            @Name(value = "candidates", defaultValue = "-1", description = "Index candidates searched, 1..10000 (at "
+                    + "least k); negative for max(2k + 10, 100). Fewer are faster and may miss an exact name.")
+                    long candidates) {
+        AnchorLinker.Settings settings = AnchorLinker.Settings.of(mode, k, tau, candidates);
         return new AnchorLinker(tx, SchemaCache.get(db, tx)).link(input, label, mode, settings).stream().map(LinkResult::new);
     }
 }

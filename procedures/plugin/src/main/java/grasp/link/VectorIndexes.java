@@ -54,8 +54,13 @@ public final class VectorIndexes {
      * {@link #candidates} (its search is approximate), recomputes each cosine exactly, keeps the best k.
      */
     public static List<Hit> nearest(Transaction tx, String label, String mode, long k, double[] vector) {
+        return nearest(tx, label, mode, k, candidates(k), vector);
+    }
+
+    /** {@link #nearest} out of {@code asked} index candidates. */
+    public static List<Hit> nearest(Transaction tx, String label, String mode, long k, long asked, double[] vector) {
         List<Hit> exact = new ArrayList<>();
-        for (Hit hit : query(tx, label, mode, candidates(k), vector)) {
+        for (Hit hit : query(tx, label, mode, asked, vector)) {
             double[] embedding = embedding(hit.node(), mode + "_embedding");
             exact.add(embedding == null ? hit : new Hit(hit.node(), cosine(vector, embedding)));
         }

@@ -40,6 +40,19 @@ class LinkProceduresTest extends SmallKbTest {
     }
 
     @Test
+    void aCallerMaySearchFewerIndexCandidatesButNeverFewerThanK() {
+        List<Record> fewer = link("CALL grasp.link($v, 'Phenotype', 'doc', 2, 0.0, 1)", Map.of("v", TestKb.E1));
+        assertThat(fewer).extracting(r -> r.get("nodeId").asString()).containsExactly("HP:1", "HP:2");
+        List<Record> more = link("CALL grasp.link($v, 'Phenotype', 'doc', 10, 0.0, 500)", Map.of("v", TestKb.E1));
+        assertThat(more).hasSize(4);
+        Map<String, Object> v = Map.of("v", TestKb.E1);
+        assertThatThrownBy(() -> link("CALL grasp.link($v, 'Phenotype', 'doc', 2, 0.0, 0)", v))
+                .hasMessageContaining("candidates must be between 1 and 10000");
+        assertThatThrownBy(() -> link("CALL grasp.link($v, 'Phenotype', 'doc', 2, 0.0, 10001)", v))
+                .hasMessageContaining("candidates must be between 1 and 10000");
+    }
+
+    @Test
     void integerIdsAreReturnedAsIntegers() {
         Record row = link("CALL grasp.link($v, 'Gene')", Map.of("v", TestKb.E1)).get(0);
         assertThat(row.get("nodeId").asLong()).isEqualTo(1001L);
