@@ -117,7 +117,7 @@ def held_out_wording_accuracy(
     skb: str, labels: Sequence[str], train: Sequence[ReadQuestion], valid: Sequence[ReadQuestion]
 ) -> float:
     """How often the valid questions are read right by a model fitted without their wording family: per family,
-    a model of the other families' train questions (a family no train question lacks is read by the rules)."""
+    a model of the other families' train questions (the rules read a family when every train question is of it)."""
     right = 0
     for wording in sorted({q.wording or "" for q in valid}):
         judged = [q for q in valid if (q.wording or "") == wording]
