@@ -28,6 +28,7 @@ from grasp_agent.cypher_queries import fill_identifiers
 from grasp_agent.evaluation.query_sets import EvalQuery, GoldAnchor
 from grasp_agent.evaluation.questions import check_generation
 from grasp_agent.evaluation.skb_templates import (
+    ANCHOR_NAMING,
     FAMILIES,
     AnchorText,
     Lookup,
@@ -377,7 +378,7 @@ def _lookups(
         passage = passages[node]
         assert passage is not None
         family = rng.choice(FAMILIES)
-        if family in ("misspelt", "compound", "aside"):  # they change how an anchor is named; a lookup has none
+        if family in ANCHOR_NAMING:
             family = "which"
         key = lookup.name + "|" + node
         questions.append(
@@ -469,6 +470,7 @@ def _worded(
     for label in set(labels):
         ids = sorted({r.anchor_ids[i] for r in requirements for i, lab in enumerate(labels) if lab == label})
         passages.update(graph.texts(label, types[label].text_fields, ids))
+    taken = {name.lower() for by_id in names.values() for name in by_id.values()}  # what a misspelling must avoid
     worded: list[EvalQuery] = []
     for requirement in requirements:
         anchors = []
@@ -481,7 +483,7 @@ def _worded(
         if family == "described" and not all(a.passage for a in anchors):
             family = "which"
         if family == "misspelt":
-            anchors, family = _misspelt(anchors, names, rng)
+            anchors, family = _misspelt(anchors, taken, rng)
         if family == "compound" and " " in anchors[0].name:  # "KCNQ2-related", not "Marfan syndrome-related"
             family = "which"
         if wording_form(template, family, context.schema) is None:  # every form of it would leave two readings
@@ -515,12 +517,9 @@ def _worded(
     return worded
 
 
-def _misspelt(
-    anchors: list[AnchorText], names: dict[str, dict[str, str]], rng: random.Random
-) -> tuple[list[AnchorText], str]:
-    """The anchors with one of their names misspelt (never into another node's name), and the family: "which"
-    when no name has a word long enough."""
-    taken = {name.lower() for by_id in names.values() for name in by_id.values()}
+def _misspelt(anchors: list[AnchorText], taken: set[str], rng: random.Random) -> tuple[list[AnchorText], str]:
+    """The anchors with one of their names misspelt (never into a name in `taken`, lower case), and the family:
+    "which" when no name has a word long enough."""
     for i in rng.sample(range(len(anchors)), len(anchors)):
         slipped = misspelling(anchors[i].name, rng)
         if slipped is not None and slipped.lower() not in taken:

@@ -49,6 +49,8 @@ FAMILIES: tuple[str, ...] = (
 # Families worded as a "which" question with one thing changed: an anchor described, the case, a preface, an
 # anchor's name misspelt, an aside naming a node the question is not about.
 _WHICH_BASED = frozenset({"described", "lower", "preface", "misspelt", "aside"})
+# Families that change how an anchor is named: a lookup, which has no anchor, is worded as "which" instead.
+ANCHOR_NAMING = frozenset({"misspelt", "compound", "aside"})
 # Prefaces carry no information about the SKB: a reader must skip them, whatever the domain.
 _PREFACES = (
     "Quick question. ",
@@ -544,6 +546,7 @@ def _in_family(forms: Mapping[str, str], family: str, rng: random.Random) -> str
 
 
 __all__ = [
+    "ANCHOR_NAMING",
     "FAMILIES",
     "AnchorText",
     "Lookup",

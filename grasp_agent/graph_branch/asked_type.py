@@ -157,14 +157,17 @@ def fit_asked_type(
     )
 
 
-def accuracy(model: AskedTypeModel, rows: Sequence[tuple[AskedTypeEvidence, str]]) -> float:
-    if not rows:
-        return 0.0
+def read_right(model: AskedTypeModel, rows: Sequence[tuple[AskedTypeEvidence, str]]) -> int:
+    """How many of the (evidence, asked type) rows the model reads right."""
     right = 0
     for evidence, label in rows:
         chosen = model.choose(evidence, model.labels)
         right += chosen is not None and chosen[0] == label
-    return right / len(rows)
+    return right
+
+
+def accuracy(model: AskedTypeModel, rows: Sequence[tuple[AskedTypeEvidence, str]]) -> float:
+    return read_right(model, rows) / len(rows) if rows else 0.0
 
 
 def majority_type(answer_ids: Iterable[str], labels: Mapping[str, str]) -> str | None:
@@ -209,5 +212,6 @@ __all__ = [
     "packaged_model_path",
     "question_evidence",
     "read_model",
+    "read_right",
     "write_model",
 ]

@@ -24,6 +24,7 @@ from grasp_agent.graph_branch.asked_type import (
     accuracy,
     fit_asked_type,
     majority_type,
+    read_right,
     write_model,
 )
 from grasp_agent.graph_branch.branch import GraphBranch
@@ -125,14 +126,8 @@ def held_out_wording_accuracy(
         if not others:
             right += sum(q.planned == q.answer_type for q in judged)
             continue
-        model = fit_asked_type(skb, others, labels)
-        right += sum(_reads_right(model, q) for q in judged)
+        right += read_right(fit_asked_type(skb, others, labels), [(q.evidence, q.answer_type) for q in judged])
     return right / len(valid) if valid else 0.0
-
-
-def _reads_right(model: AskedTypeModel, question: ReadQuestion) -> bool:
-    chosen = model.choose(question.evidence, model.labels)
-    return chosen is not None and chosen[0] == question.answer_type
 
 
 def fit_asked_type_model(
