@@ -1,6 +1,8 @@
 """The planner for when no LLM is configured: a plan assembled from the entity table and the schema.
 
-- anchors: anchor mentions whose best name link is high-confidence, typed by that link;
+- anchors: anchor mentions whose best name link is high-confidence, typed by that link; when the sentence that asks
+  names anchors of its own, those named only in the sentences around it are context and set aside
+  (`asking_sentence`: "Leaving X aside for now. Which genes ...?");
 - target: the type the question asks for ("which diseases ..."); else, for "which kind of X", X's type; else the
   type most training questions with such anchors asked for (`answer_types`), else the type the question's words
   lead to along the schema's relations from its anchors when one clearly leads ("what do people pay with in X":
@@ -26,6 +28,7 @@ from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
+from grasp_agent.graph_branch.asking_sentence import context_mentions
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -231,10 +234,15 @@ class HeuristicPlanner:
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
     ) -> PlanningOutcome:
-        table = self.resolve_shared_names(question, table)
+        aside = self.context_rows(question, table)
+        table = self.resolve_shared_names(question, self.without_context(question, table))
         plan = self.build(question, table)
         outcome = checked_outcome(self.name, plan, check)
-        notes = self.relation_notes(question, plan)
+        notes = [
+            f"set aside: '{row.mention.text}' is named only outside the sentence that asks, which names its own"
+            for row in aside
+        ]
+        notes.extend(self.relation_notes(question, plan))
         scores = self.asked_type(question, table)
         if scores:
             shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
@@ -336,6 +344,7 @@ class HeuristicPlanner:
     def evidence(self, question: str, table: EntityTable) -> AskedTypeEvidence:
         """What the question offers about its asked type (the asked-type model's features; also its training
         input, so fitting and planning read questions the same way), the rules' own reading among it."""
+        table = self.without_context(question, table)
         return self._evidence(question, table, self._ruled_target(question, table, self._routes)[1])
 
     def _evidence(self, question: str, table: EntityTable, planned: str) -> AskedTypeEvidence:
@@ -376,7 +385,7 @@ class HeuristicPlanner:
     def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
         """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
         routes = routes or self._routes
-        table = self.resolve_shared_names(question, table, routes)
+        table = self.resolve_shared_names(question, self.without_context(question, table), routes)
         schema = self._context.schema
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = self._anchor_rows(table)
@@ -493,6 +502,18 @@ class HeuristicPlanner:
         """A superlative outside the mentions, over a quantity the target type holds ("most populous city")."""
         frame = relevance_text(question, [row.mention.text for row in table.rows])
         return read_order(frame, self._context.quantity_properties.get(target_label, ()))
+
+    def context_rows(self, question: str, table: EntityTable) -> list[EntityRow]:
+        """The anchor rows named only outside the sentence that asks, when it names anchors of its own
+        (`asking_sentence`): an aside ("Leaving X aside for now. Which ...?") is no part of the conjunction."""
+        rows = self._anchor_rows(table)
+        context = context_mentions(question, [row.mention.text for row in rows])
+        return [row for row in rows if row.mention.text in context]
+
+    def without_context(self, question: str, table: EntityTable) -> EntityTable:
+        """The table less its context rows (`context_rows`); the same table when there are none."""
+        aside = {id(row) for row in self.context_rows(question, table)}
+        return EntityTable(tuple(row for row in table.rows if id(row) not in aside)) if aside else table
 
     def resolve_shared_names(self, question: str, table: EntityTable, routes: Routes | None = None) -> EntityTable:
         """The table with each anchor whose name several types share (exact links that tie) given the type the

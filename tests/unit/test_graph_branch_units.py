@@ -488,3 +488,17 @@ def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> Non
         "reached through then"
     )
     assert content_words("", frame) == ""
+
+
+def test_a_thing_named_only_outside_the_asking_sentence_is_no_anchor_when_that_sentence_names_its_own() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("GRK1", "Gene", 1.0), _row("short stature", "Phenotype", 1.0)))
+    aside = planner.build("Leaving GRK1 aside for now. Which diseases have short stature?", table)
+    assert [(a.type, a.text) for a in aside.anchors] == [("Phenotype", "short stature")]
+    assert [h.relation for h in aside.hops] == ["HAS_PHENOTYPE"]
+    # a vignette's asking sentence names nothing: both are what it asks about
+    vignette = planner.build("A patient carries GRK1 and has short stature. Which disease fits?", table)
+    assert [a.text for a in vignette.anchors] == ["GRK1", "short stature"]
+    # one sentence: both anchors, as before
+    one = planner.build("Which diseases have short stature and GRK1?", table)
+    assert [a.text for a in one.anchors] == ["GRK1", "short stature"]

@@ -1,0 +1,73 @@
+"""Which sentence of a question asks, and which named things lie only around it.
+
+People set a question in context: "Leaving X aside for now. Which genes ...?", "I already know about X. Which
+...?", "My son has X and Y; what could this be?". When the asking sentence names anchors of its own, a thing
+named only in the other sentences is context: planning it as one more anchor of a conjunction asks for what no
+node satisfies (an aside's node has nothing to do with the answer). When the asking sentence names none (a
+vignette: "A patient carries G and shows P. Which condition fits?"), every named thing is what it asks about.
+
+Pure functions of the question text; English sentence punctuation and question words only, nothing of one SKB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# A sentence ends at . ! ? ; or : followed by a space: "Sorry if this is obvious: which genes ...?" asks after
+# the colon, and "... but never mind that; which ..." after the semicolon.
+_BREAK = re.compile(r"[.!?;:]+\s+")
+_QUESTION_WORD = re.compile(r"\b(which|what|who|whom|whose|where|list|name|find|identify|show|give)\b", re.IGNORECASE)
+
+
+def sentence_spans(question: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, its closing punctuation included; blank ones left out."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for found in _BREAK.finditer(question):
+        end = found.start() + len(found.group().rstrip())
+        spans.append((start, end))
+        start = found.end()
+    spans.append((start, len(question)))
+    return [(s, e) for s, e in spans if question[s:e].strip()]
+
+
+def asking_span(question: str) -> tuple[int, int] | None:
+    """The sentence that asks: the last one with a question mark, else the last with a question word ("List
+    the genes of X."); None for a single sentence (nothing is around it) or when none asks."""
+    spans = sentence_spans(question)
+    if len(spans) < 2:
+        return None
+    marked = [span for span in spans if "?" in question[span[0] : span[1]]]
+    if marked:
+        return marked[-1]
+    worded = [span for span in spans if _QUESTION_WORD.search(question, span[0], span[1])]
+    return worded[-1] if worded else None
+
+
+def _occurrences(question: str, mention: str) -> list[tuple[int, int]]:
+    lowered, wanted = question.lower(), mention.lower()
+    found, start = [], lowered.find(wanted)
+    while start >= 0 and wanted:
+        found.append((start, start + len(wanted)))
+        start = lowered.find(wanted, start + 1)
+    return found
+
+
+def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
+    """The mentions named only outside the asking sentence, when that sentence holds at least one of `mentions`
+    itself (else none: a vignette's asking sentence leaves what it asks about to the sentences before it). A
+    mention not found in the question (an extractor's rewording) is never context, nor does it make one."""
+    span = asking_span(question)
+    if span is None:
+        return frozenset()
+    start, end = span
+    outside = set()
+    inside = False
+    for mention in mentions:
+        places = _occurrences(question, mention)
+        if not places or any(s < end and e > start for s, e in places):
+            inside = inside or bool(places)
+        else:
+            outside.add(mention)
+    return frozenset(outside) if inside else frozenset()

@@ -1,0 +1,51 @@
+"""The sentence that asks, and the things named only around it (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasp_agent.graph_branch.asking_sentence import asking_span, context_mentions, sentence_spans
+
+
+def test_sentences_end_at_their_punctuation_and_blank_ones_are_dropped() -> None:
+    question = "Leaving X aside for now.  Which genes; and Y?  "
+    assert [question[s:e] for s, e in sentence_spans(question)] == [
+        "Leaving X aside for now.",
+        "Which genes;",
+        "and Y?",
+    ]
+    # a full stop inside a word or a name ("type 1.5", "St.John") breaks nothing
+    assert len(sentence_spans("Which genes of type 1.5 and St.John?")) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "asking"),
+    [
+        ("Which diseases have X?", None),  # one sentence: nothing around it
+        ("I already know about X. Which diseases have Y?", "Which diseases have Y?"),
+        ("Which diseases have Y? I ask for a friend.", "Which diseases have Y?"),
+        ("Sorry if this is obvious: which genes go with Y?", "which genes go with Y?"),
+        ("Leaving X aside for now. List the genes of Y.", "List the genes of Y."),
+        ("Is it X? Or rather Y?", "Or rather Y?"),  # the last question mark asks
+        ("X is settled. Y too.", None),  # no sentence asks
+    ],
+)
+def test_the_asking_sentence_is_the_last_question_else_the_last_with_a_question_word(
+    question: str, asking: str | None
+) -> None:
+    span = asking_span(question)
+    assert (question[span[0] : span[1]] if span else None) == asking
+
+
+def test_mentions_outside_an_asking_sentence_with_its_own_are_context() -> None:
+    question = "Not GRK1, that one is settled. Which diseases share a gene with Retinitis pigmentosa?"
+    assert context_mentions(question, ["GRK1", "retinitis pigmentosa"]) == {"GRK1"}
+    # named in the asking sentence as well: not only outside it
+    assert context_mentions("GRK1 is odd. Which diseases share GRK1?", ["GRK1"]) == frozenset()
+
+
+def test_a_vignette_whose_asking_sentence_names_nothing_keeps_every_mention() -> None:
+    question = "A patient carries a variant in KCNQ2 and shows infantile spasms. Which condition fits?"
+    assert context_mentions(question, ["KCNQ2", "infantile spasms"]) == frozenset()
+    # a mention the question does not write (an extractor's rewording) neither is context nor makes one
+    assert context_mentions(question, ["KCNQ2", "epileptic spasm"]) == frozenset()
