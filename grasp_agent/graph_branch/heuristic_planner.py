@@ -47,6 +47,7 @@ from grasp_agent.graph_branch.schema_paths import (
     is_negative_relation,
     mention_hierarchy_cue,
     named_types,
+    negates,
     relevance_text,
     shortest_meta_path,
     sides_of_type_word,
@@ -448,7 +449,16 @@ class HeuristicPlanner:
             passes = {hop.target for hop in (path or [])[:-1]}
             stations = via if row.best.label == target_label else other_via
             if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
-                legs = _LegWords(question, row.mention.text, mentions, schema, context_words, asked, described)
+                legs = _LegWords(
+                    question,
+                    row.mention.text,
+                    mentions,
+                    schema,
+                    context_words,
+                    asked,
+                    described,
+                    self._routes.relation_words,
+                )
                 path = _via_route(routes, row.best.label, target_label, stations, legs, cue) or path
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
             alias = row.names_best_by_alias
@@ -606,8 +616,10 @@ class _LegWords:
     """The words each leg of a route through a named type reads to choose its relations. The leg from the anchor
     reads the mention's scope on the anchor's side of the type word; the leg on to the target the other side and
     the words naming the asked type, and the anchor's scope too when the first leg had no relation to choose
-    ("which phenotypes do the diseases that G is associated with lack": "lack" is the second leg's). Without the
-    type word both read the mention's scope, as a direct route does."""
+    ("which phenotypes do the diseases that G is associated with lack": "lack" is the second leg's), and the words
+    after the mention that belong to the outer clause ("which features do the diseases that have X lack": the
+    type word first, the words between it and X choosing the first leg's relation). Without the type word both
+    read the mention's scope, as a direct route does."""
 
     question: str
     mention: str
@@ -616,20 +628,40 @@ class _LegWords:
     context_words: str
     asked: tuple[str, str] | None
     described: bool
+    relation_words: RelationWords
 
-    def there(self, station: str) -> str:
+    def there(self, station: str, label: str) -> str:
         sides = sides_of_type_word(self.question, station, self.schema, self.mentions, self.mention)
         if sides is None:
             return self.context_words
+        return " ".join(self._scope(sides[0], station, label)[0])
+
+    def _scope(self, side: str, station: str, label: str) -> tuple[list[str], list[str]]:
+        """(the words the leg from the anchor reads, the words after the mention that belong to the outer clause,
+        read by the leg on to the target). When the type word comes first ("the diseases that have X lack ...")
+        and the words between it and the mention choose this leg's relation, the words after the mention are the
+        outer clause's; otherwise ("the diseases that X lacks") they are the leg's own."""
         skipped = DESCRIPTION_WORDS if self.described else frozenset()
-        before, after = _mention_scope(sides[0], self.mention, self.mentions, skipped=skipped)
-        return " ".join(before + after)
+        before, after = _mention_scope(side, self.mention, self.mentions, skipped=skipped)
+        if self.question.endswith(side) and after and self._chooses(" ".join(before), label, station):
+            return before, after
+        return before + after, []
 
-    def onward(self, station: str, there: Sequence[SchemaHop]) -> str:
+    def _chooses(self, words: str, label: str, station: str) -> bool:
+        """Whether `words` negate or name a relation joining `label` and `station`."""
+        ends = {label, station}
+        joining = {r.type for r in self.schema.relation_types for pair in r.pairs if {pair.source, pair.target} == ends}
+        return negates(words) or any(self.relation_words.written(relation, words.split()) for relation in joining)
+
+    def onward(self, station: str, label: str, there: Sequence[SchemaHop]) -> str:
         sides = sides_of_type_word(self.question, station, self.schema, self.mentions, self.mention)
         if sides is None:
             return self.context_words
-        words = [relevance_text(sides[1], self.mentions), *([self.asked[1]] if self.asked else [])]
+        words = [
+            relevance_text(sides[1], self.mentions),
+            *([self.asked[1]] if self.asked else []),
+            *self._scope(sides[0], station, label)[1],
+        ]
         if not any(self._choice(hop) for hop in there):
             words.append(self.context_words)
         return " ".join(words)
@@ -649,8 +681,8 @@ def _via_route(
     itself from the answers); the anchor's hierarchy cue applies to the first leg, and each leg chooses its
     relations by its own words (`_LegWords`)."""
     for middle in via:
-        there = routes.path(label, middle, words.there(middle), cue=cue)
-        back = routes.path(middle, target_label, words.onward(middle, there or []))
+        there = routes.path(label, middle, words.there(middle, label), cue=cue)
+        back = routes.path(middle, target_label, words.onward(middle, label, there or []))
         if there and back:
             return [*there, *back]
     return None

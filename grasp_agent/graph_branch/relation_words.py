@@ -22,6 +22,12 @@ _FUNCTION = frozenset(
     "a an the and or of in on at to for from by with as is are was were be been has have had do does did which what "
     "who whom whose that this these those it its their one two node nodes".split()
 )
+# The forms of the verbs relation names are built on ("HAS_PHENOTYPE", "IS_A"), each read as its base form.
+_VERB_FORMS = {
+    form: base
+    for base, forms in (("has", "has have had having"), ("is", "is are was were be been being"))
+    for form in forms.split()
+}
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "ors", "er", "or", "ed", "es", "s")
 STEM_CHARS = 6  # stems compared on their first characters: "produced" / "production" -> "produc"
 NAME_WEIGHT = 2.0
@@ -90,6 +96,16 @@ class RelationWords:
         if best <= 0:
             return relations
         return [relation for relation in relations if scores[relation] == best]
+
+    def written(self, relation: str, words: Sequence[str]) -> bool:
+        """Whether `words` write a word of the relation's name, its function words included: a content word by
+        its stem, "has" and "is" in any of their forms ("the diseases that *have* X": HAS_PHENOTYPE)."""
+        name = spaced_name(relation).split()
+        forms = {_VERB_FORMS.get(part, part) for part in name if part in _FUNCTION}
+        content = self.names.get(relation, frozenset())
+        return any(
+            _VERB_FORMS.get(word.lower(), word.lower()) in forms or stem(word.lower()) in content for word in words
+        )
 
     def direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
         """Whether an anchor walks `relation` (between two nodes of one type) in its stored direction, read off

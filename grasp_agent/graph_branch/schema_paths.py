@@ -193,11 +193,16 @@ def target_type(question: str, schema: SkbSchema) -> str | None:
     return found[0] if found else None
 
 
+def negates(text: str) -> bool:
+    """Whether `text` holds a word that makes a negative relation ("lacks", "absent", "without") the reading."""
+    return _NEGATION.search(text) is not None
+
+
 def _choose_relation(options: dict[str, int], question: str, relation_words: RelationWords | None = None) -> str:
     """Among relations joining the same two types: the negative one when the question negates; else the ones
     whose schema words the question uses most (`relation_words`), the largest of them."""
     negative = [rel for rel in options if is_negative_relation(rel)]
-    if negative and _NEGATION.search(question):
+    if negative and negates(question):
         return max(negative, key=lambda rel: options[rel])
     positive = [rel for rel in options if rel not in negative] or list(options)
     if relation_words is not None and len(positive) > 1:

@@ -364,6 +364,21 @@ def test_each_leg_of_a_route_through_a_named_type_reads_its_own_words() -> None:
     gene = EntityTable((_row("SCN1A", "Gene", 1.0),))
     hops = planner.build("Which phenotypes do the diseases associated with SCN1A lack?", gene).hops
     assert [(h.relation, h.target_type) for h in hops] == [("ASSOCIATED_WITH", "Disease"), ("LACKS_PHENOTYPE", None)]
+    # the type word first and the words between it and the anchor choosing its leg ("that have"): the words
+    # after the anchor are the outer clause's, read by the leg on to the target
+    phenotype = EntityTable((_row("Senile plaques", "Phenotype", 1.0),))
+    for question in (
+        "Which features do the diseases that have Senile plaques lack?",
+        "Which features that the illnesses that have phenotype Senile plaques lacks phenotype?",
+    ):
+        assert [h.relation for h in planner.build(question, phenotype).hops] == ["HAS_PHENOTYPE", "LACKS_PHENOTYPE"]
+    # nothing between them chooses ("that"): the words after the anchor are its own clause's
+    assert [
+        h.relation
+        for h in planner.build(
+            "Which features do the diseases that Senile plaques is absent from have?", phenotype
+        ).hops
+    ] == ["LACKS_PHENOTYPE", "HAS_PHENOTYPE"]
 
 
 def test_a_route_goes_through_the_type_the_question_names_on_the_way() -> None:

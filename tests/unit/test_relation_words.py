@@ -295,3 +295,12 @@ def test_a_node_of_the_asked_type_named_by_an_alias_is_the_answer_unless_its_rel
     # asks for asks for others)
     named = EntityTable((_row("Kenya", "Country", 1.0),))
     assert [hop.relation for hop in planner.build("Which country is next to Kenya?", named).hops] == ["BORDERS"]
+
+
+def test_a_relation_name_is_written_by_its_stems_and_by_any_form_of_has_and_is() -> None:
+    words = RelationWords.of(HPO_CONTEXT.schema)
+    assert words.written("HAS_PHENOTYPE", ["that", "have"])
+    assert words.written("LACKS_PHENOTYPE", ["lacking"])
+    assert words.written("IS_A", ["are"])
+    assert not words.written("LACKS_PHENOTYPE", ["that", "have"])
+    assert not words.written("ASSOCIATED_WITH", ["that", "is"])  # "with" is not written
