@@ -521,9 +521,18 @@ class HeuristicPlanner:
         return [row for row in rows if row.mention.text in context]
 
     def without_context(self, question: str, table: EntityTable) -> EntityTable:
-        """The table less its context rows (`context_rows`); the same table when there are none."""
+        """The table with its context rows (`context_rows`) in the context role: no anchors, but still mentions
+        (their words name no asked type and no type on the way: "Not Stokes County, ... Which country ...")."""
         aside = {id(row) for row in self.context_rows(question, table)}
-        return EntityTable(tuple(row for row in table.rows if id(row) not in aside)) if aside else table
+        if not aside:
+            return table
+        context = [
+            dataclasses.replace(row, mention=row.mention.model_copy(update={"role": MentionRole.CONTEXT}))
+            if id(row) in aside
+            else row
+            for row in table.rows
+        ]
+        return EntityTable(tuple(context))
 
     def resolve_shared_names(self, question: str, table: EntityTable, routes: Routes | None = None) -> EntityTable:
         """The table with each anchor whose name several types share (exact links that tie) given the type the

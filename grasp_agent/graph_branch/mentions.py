@@ -16,6 +16,7 @@ class MentionRole(str, Enum):
     ANCHOR = "anchor"  # a named thing the answer is connected to ("epileptic spasm", "NSF")
     TARGET = "target"  # the kind of thing asked for ("which diseases")
     ATTRIBUTE = "attribute"  # a property only text can check ("early-onset", "in adults")
+    CONTEXT = "context"  # a named thing the question sets aside ("leaving X aside", "I already know about X")
 
 
 class Mention(BaseModel):

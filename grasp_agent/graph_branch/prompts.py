@@ -17,6 +17,7 @@ Rules:
 - anchor: a specific named thing the answer must be connected to (a disease, gene, product, person...).
 - target: the words naming the kind of thing asked for ("which diseases", "what products").
 - attribute: a property only the answer's own text can confirm (age of onset, colour, year), never a node.
+- context: a named thing the question mentions but does not ask about ("leaving X aside", "I already know X").
 - Write each mention like a node name: singular, no leading articles, as the text says it otherwise.
 - Give 1-2 types from the list, most likely first. nested_in: index of a longer mention containing this one.
 - Answer with JSON only: {"mentions": [...]}."""
