@@ -133,3 +133,13 @@ def test_a_clause_that_cuts_a_name_at_its_comma_describes_nothing() -> None:
     cut = Clause(start, question.index(","), question[start : question.index(",")])
     assert not describes_one(question, cut, "Disease", [Mention(text=name, types=("Disease",))])
     assert describes_one(question, cut, "Disease", [Mention(text="X", types=("Phenotype",))])
+
+
+def test_relation_name_words_tie_named_things_together_and_describe_nothing() -> None:
+    frame = clause_frame(HPO_CONTEXT.schema)
+    relation_words = {"has", "lack", "lacks", "associated", "with"}
+    assert relation_words <= frame
+    question = "Which diseases associated with SCN1A also lack Seizure?"
+    # without the relation words, "associated ... lack" made a four-word description of a disease out of two names
+    assert candidate_clauses(question, frame - relation_words, ("SCN1A", "Seizure"))
+    assert candidate_clauses(question, frame, ("SCN1A", "Seizure")) == []
