@@ -11,8 +11,9 @@
   next to the mention ("... but no seizures", "... while X is excluded") picks the negative one; words asking
   for the mention's hierarchy ("subtypes of X", "parent terms of X") add a directed hop down (or up) its type's
   self-relation first, and so do words that use the name of one of its type's self-relations on the way to
-  another type ("languages of the countries bordering X") (`Routes` swaps these choices for others: the
-  Path-Bank planner's come from similar training questions);
+  another type ("languages of the countries bordering X"); a second word for the asked type is a station left
+  along the type's own relation the words name ("which countries border the countries that use X") (`Routes`
+  swaps these choices for others: the Path-Bank planner's come from similar training questions);
 - relevance_text: the question minus anchor mentions, kept only when content words remain (with the name
   dictionary's vocabulary: a word the SKB's names use);
 - n_cand: the best binding's degree carried along the path by average fan-out; risk from link confidence.
@@ -39,7 +40,7 @@ from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, Planning
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
 from grasp_agent.graph_branch.quoted_words import quoted_keywords
 from grasp_agent.graph_branch.quotes import quoted_spans
-from grasp_agent.graph_branch.relation_words import RelationWords, stems
+from grasp_agent.graph_branch.relation_words import NAME_WEIGHT, RelationWords, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
@@ -52,6 +53,7 @@ from grasp_agent.graph_branch.schema_paths import (
     shortest_meta_path,
     sides_of_type_word,
     target_mention,
+    type_word_count,
     type_words,
 )
 from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
@@ -419,6 +421,10 @@ class HeuristicPlanner:
             for label in named_types(relevance_text(question, mentions), schema)
             if label != target_label and label not in anchored
         ]
+        if target_label not in anchored and self._names_target_twice(question, table, target_label):
+            # "which countries border the countries that speak X": the second word naming the asked type is a
+            # station, reached from the anchor and left along the type's own relation the words name
+            via.append(target_label)
         # an anchor of the asked type cannot reach the target without the named type, so the type is its station;
         # the other anchors go their own way ("other diseases sharing a gene with X, with <phenotype>")
         if any(row.best is not None and row.best.label == target_label for row in anchor_rows):
@@ -506,6 +512,20 @@ class HeuristicPlanner:
             risk=risk,
             order=ordered.order if ordered else None,
             name_contains=quoted_keywords(question, mentions),
+        )
+
+    def _names_target_twice(self, question: str, table: EntityTable, target_label: str) -> bool:
+        """Whether the question names the asked type by two words outside its named things (the extractor's
+        target mentions are such words) and one of the type's relations with itself by the words of its name
+        ("border"): the walk ends with that relation."""
+        named = [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
+        if type_word_count(question, target_label, self._context.schema, named) < 2:
+            return False
+        frame = relevance_text(question, named)
+        words = self._routes.relation_words
+        return any(
+            a == b == target_label and words.score(relation, stems(frame)) >= NAME_WEIGHT
+            for (a, relation, b) in self._context.pattern_counts
         )
 
     def read_order(self, question: str, table: EntityTable, target_label: str) -> ReadOrder | None:

@@ -9,6 +9,7 @@ from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.procedure_calls import NodeLink
+from grasp_agent.graph_branch.schema_paths import named_types
 from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import SkbSchema
@@ -109,3 +110,29 @@ def test_the_planner_anchors_a_shared_name_on_the_type_the_question_means(
     plan = HeuristicPlanner(CONTEXT).build(question, table)
     assert [(a.type, a.text) for a in plan.anchors] == [(anchor, "Georgia")]
     assert [hop.relation for hop in plan.hops] == relations
+
+
+def test_a_second_word_for_the_asked_type_is_a_station_left_along_the_relation_the_words_name() -> None:
+    planner = HeuristicPlanner(CONTEXT)
+    table = EntityTable((_shared("Euro", "Currency", scores=(1.0,)),))
+
+    def relations(question: str) -> list[str]:
+        return [hop.relation for hop in planner.build(question, table).hops]
+
+    assert relations("Which nations border the countries that use currency Euro?") == ["USES_CURRENCY", "BORDERS"]
+    assert relations("Which nations use currency Euro?") == ["USES_CURRENCY"]
+    # two words for the type, but no word of its own relation: the countries are the nations
+    assert relations("Which nations are the countries that use currency Euro?") == ["USES_CURRENCY"]
+
+
+def test_a_type_word_inside_a_longer_one_of_another_type_names_nothing() -> None:
+    schema = GEO.model_copy(
+        update={
+            "node_types": tuple(
+                t.model_copy(update={"aliases": ("nation", "sovereign state")}) if t.label == "Country" else t
+                for t in GEO.node_types
+            )
+        }
+    )
+    assert named_types("Which sovereign states use the euro?", schema) == ["Country"]
+    assert named_types("Which states of sovereign states?", schema) == ["Subdivision", "Country"]
