@@ -98,10 +98,10 @@ class RelationWords:
         return [relation for relation in relations if scores[relation] == best]
 
     def written(self, relation: str, words: Sequence[str]) -> bool:
-        """Whether `words` write a word of the relation's name, its function words included: a content word by
-        its stem, "has" and "is" in any of their forms ("the diseases that *have* X": HAS_PHENOTYPE)."""
+        """Whether `words` write a word of the relation's name: a content word by its stem, its verb "has" or "is"
+        in any form ("the diseases that *have* X": HAS_PHENOTYPE); other function words ("with", "a") say nothing."""
         name = spaced_name(relation).split()
-        forms = {_VERB_FORMS.get(part, part) for part in name if part in _FUNCTION}
+        forms = {_VERB_FORMS[part] for part in name if part in _VERB_FORMS}
         content = self.names.get(relation, frozenset())
         return any(
             _VERB_FORMS.get(word.lower(), word.lower()) in forms or stem(word.lower()) in content for word in words

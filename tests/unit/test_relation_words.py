@@ -303,4 +303,5 @@ def test_a_relation_name_is_written_by_its_stems_and_by_any_form_of_has_and_is()
     assert words.written("LACKS_PHENOTYPE", ["lacking"])
     assert words.written("IS_A", ["are"])
     assert not words.written("LACKS_PHENOTYPE", ["that", "have"])
-    assert not words.written("ASSOCIATED_WITH", ["that", "is"])  # "with" is not written
+    assert not words.written("ASSOCIATED_WITH", ["that", "is", "with"])  # "with" says nothing
+    assert not words.written("IS_A", ["a"])
