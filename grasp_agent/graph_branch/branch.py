@@ -287,10 +287,16 @@ class GraphBranch:
     def execute(
         self, outcome: PlanningOutcome, *, question: str | None = None, with_cypher: bool = False
     ) -> GraphRanking:
-        """The plan's ranking; `question` rescores the targets when the plan has no relevance text."""
+        """The plan's ranking; `question` rescores the targets when the plan has no relevance text. When no
+        target matches the whole plan and the planner gave a fallback (the plan without the things named only
+        around the sentence that asks), the fallback's ranking when it finds any."""
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")
-        return self._runner.run(outcome.plan, question=question, with_cypher=with_cypher)
+        ranking = self._runner.run(outcome.plan, question=question, with_cypher=with_cypher)
+        if outcome.fallback is None or any(node.exact for node in ranking.nodes):
+            return ranking
+        narrowed = self._runner.run(outcome.fallback, question=question, with_cypher=with_cypher)
+        return narrowed if narrowed.nodes else ranking
 
 
 def planner_prompt(setting: str, llm: GraspLLM) -> PlannerPrompt:

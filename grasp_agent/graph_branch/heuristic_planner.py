@@ -1,8 +1,9 @@
 """The planner for when no LLM is configured: a plan assembled from the entity table and the schema.
 
 - anchors: anchor mentions whose best name link is high-confidence, typed by that link; when the sentence that asks
-  names anchors of its own, those named only in the sentences around it are context and set aside
-  (`asking_sentence`: "Leaving X aside for now. Which genes ...?");
+  names anchors of its own, those named only in the sentences around it are context (`asking_sentence`: "Leaving
+  X aside for now. Which genes ...?"): the outcome's fallback plan, run when the whole plan matches no target,
+  sets them aside;
 - target: the type the question asks for ("which diseases ..."); else, for "which kind of X", X's type; else the
   type most training questions with such anchors asked for (`answer_types`), else the type the question's words
   lead to along the schema's relations from its anchors when one clearly leads ("what do people pay with in X":
@@ -238,13 +239,19 @@ class HeuristicPlanner:
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
     ) -> PlanningOutcome:
         aside = self.context_rows(question, table)
-        table = self.resolve_shared_names(question, self.without_context(question, table))
+        table = self.resolve_shared_names(question, table)
         plan = self.build(question, table)
         outcome = checked_outcome(self.name, plan, check)
-        notes = [
-            f"set aside: '{row.mention.text}' is named only outside the sentence that asks, which names its own"
-            for row in aside
-        ]
+        fallback = self._fallback(question, table, plan, check) if aside and outcome.plan is not None else None
+        notes = (
+            [
+                f"'{row.mention.text}' is named only outside the sentence that asks: when no target matches the "
+                "whole plan, the plan without it runs"
+                for row in aside
+            ]
+            if fallback is not None
+            else []
+        )
         notes.extend(self.relation_notes(question, plan))
         scores = self.asked_type(question, table)
         if scores:
@@ -259,7 +266,16 @@ class HeuristicPlanner:
         if plan.name_contains:
             shown = ", ".join(f"'{word}'" for word in plan.name_contains)
             notes.append(f"targets whose name holds {shown} first (quoted, and no mention)")
-        return dataclasses.replace(outcome, notes=(*outcome.notes, *notes)) if notes else outcome
+        return dataclasses.replace(outcome, notes=(*outcome.notes, *notes), fallback=fallback)
+
+    def _fallback(self, question: str, table: EntityTable, plan: Plan, check: PlanChecker) -> Plan | None:
+        """The plan without the anchors named only around the sentence that asks, when it differs and is valid:
+        run when the whole plan matches no target (an aside's node has nothing to do with the answer, while a
+        vignette's earlier sentences usually name what the answer has)."""
+        narrowed = self.build(question, self.without_context(question, table))
+        if narrowed == plan or not narrowed.anchors or not check(narrowed).valid:
+            return None
+        return narrowed
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
         """How the schema's routes read a question that names no type (`route_reading`): each reachable type's
@@ -347,7 +363,6 @@ class HeuristicPlanner:
     def evidence(self, question: str, table: EntityTable) -> AskedTypeEvidence:
         """What the question offers about its asked type (the asked-type model's features; also its training
         input, so fitting and planning read questions the same way), the rules' own reading among it."""
-        table = self.without_context(question, table)
         return self._evidence(question, table, self._ruled_target(question, table, self._routes)[1])
 
     def _evidence(self, question: str, table: EntityTable, planned: str) -> AskedTypeEvidence:
@@ -388,7 +403,7 @@ class HeuristicPlanner:
     def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
         """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
         routes = routes or self._routes
-        table = self.resolve_shared_names(question, self.without_context(question, table), routes)
+        table = self.resolve_shared_names(question, table, routes)
         schema = self._context.schema
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = self._anchor_rows(table)

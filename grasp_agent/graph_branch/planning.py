@@ -35,6 +35,9 @@ class PlanningOutcome:
     attempts: tuple[PlanAttempt, ...] = field(default=())
     reason: str | None = None  # why there is no plan (for the UI)
     notes: tuple[str, ...] = ()  # what the planner fell back on, e.g. the Path-Bank planner without a bank
+    # the plan to run when `plan` matches no target whole: its anchors named only around the sentence that asks
+    # set aside ("Leaving X aside for now. Which ...?"), validated
+    fallback: Plan | None = None
 
     @property
     def parsed(self) -> bool:

@@ -265,6 +265,23 @@ def test_a_conjunction_nobody_satisfies_ranks_partial_matches(
     assert none.nodes == () and none.reason is not None and "no path joins" in none.reason
 
 
+def test_an_aside_that_nothing_satisfies_with_the_question_is_set_aside(branch: GraphBranch, driver: Driver) -> None:
+    # a gene of the slice none of whose diseases presents epileptic spasms, named in a sentence of its own
+    rows, _, _ = driver.execute_query(
+        "MATCH (g:Gene)-[:ASSOCIATED_WITH]->(d:Disease) WITH g, collect(d) AS diseases "
+        "WHERE none(d IN diseases WHERE (d)-[:HAS_PHENOTYPE]->(:Phenotype {id: 'HP:0011097'})) "
+        "RETURN g.name AS gene ORDER BY g.name LIMIT 1"
+    )
+    gene = rows[0]["gene"]
+    plain = branch.run("Which diseases present with epileptic spasms?").ranking
+    result = branch.run(f"Leaving {gene} aside for now. Which diseases present with epileptic spasms?")
+    assert result.planning.plan is not None and len(result.planning.plan.anchors) == 2
+    assert result.planning.fallback is not None and len(result.planning.fallback.anchors) == 1
+    # the whole plan matched nobody; the fallback's exact matches are the plain question's
+    assert result.ranking.nodes and all(node.exact for node in result.ranking.nodes)
+    assert set(result.ranking.node_ids) == set(plain.node_ids)
+
+
 def test_every_name_links_back_to_its_own_node_and_the_bench_prints_it(hpo_slice: object) -> None:
     # `grasp bench link-recall` links stored name vectors through grasp.link, as every mention is linked
     shown = subprocess.run(

@@ -9,7 +9,7 @@ from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
 from grasp_agent.graph_branch.plan import Risk, plan_json_schema
-from grasp_agent.graph_branch.procedure_calls import NodeLink, RankedNode
+from grasp_agent.graph_branch.procedure_calls import NodeLink, PlanCheck, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import (
     content_words,
@@ -505,15 +505,25 @@ def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> Non
     assert content_words("", frame) == ""
 
 
-def test_a_thing_named_only_outside_the_asking_sentence_is_no_anchor_when_that_sentence_names_its_own() -> None:
+def test_things_named_only_outside_the_asking_sentence_are_set_aside_by_the_fallback_plan() -> None:
     planner = HeuristicPlanner(HPO_CONTEXT)
     table = EntityTable((_row("GRK1", "Gene", 1.0), _row("short stature", "Phenotype", 1.0)))
-    aside = planner.build("Leaving GRK1 aside for now. Which diseases have short stature?", table)
-    assert [(a.type, a.text) for a in aside.anchors] == [("Phenotype", "short stature")]
-    assert [h.relation for h in aside.hops] == ["HAS_PHENOTYPE"]
-    # a vignette's asking sentence names nothing: both are what it asks about
-    vignette = planner.build("A patient carries GRK1 and has short stature. Which disease fits?", table)
-    assert [a.text for a in vignette.anchors] == ["GRK1", "short stature"]
-    # one sentence: both anchors, as before
-    one = planner.build("Which diseases have short stature and GRK1?", table)
-    assert [a.text for a in one.anchors] == ["GRK1", "short stature"]
+    outcome = planner.plan(
+        "Leaving GRK1 aside for now. Which diseases have short stature?", table, lambda plan: PlanCheck(True)
+    )
+    # the whole plan first (a vignette's earlier sentences usually name what the answer has) ...
+    assert outcome.plan is not None and [a.text for a in outcome.plan.anchors] == ["GRK1", "short stature"]
+    # ... and, for when no target matches all of it, the plan without the aside
+    assert outcome.fallback is not None
+    assert [(a.type, a.text) for a in outcome.fallback.anchors] == [("Phenotype", "short stature")]
+    assert [h.relation for h in outcome.fallback.hops] == ["HAS_PHENOTYPE"]
+    assert any("GRK1" in note and "without it" in note for note in outcome.notes)
+    # the asking sentence names nothing (a vignette), or there is one sentence: no fallback
+    for question in (
+        "A patient carries GRK1 and has short stature. Which disease fits?",
+        "Which diseases have short stature and GRK1?",
+    ):
+        assert planner.plan(question, table, lambda plan: PlanCheck(True)).fallback is None
+    # an invalid fallback is none
+    aside = "Leaving GRK1 aside for now. Which diseases have short stature?"
+    assert planner.plan(aside, table, lambda plan: PlanCheck(len(plan.anchors) > 1)).fallback is None
