@@ -14,7 +14,7 @@ from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.factory import make_embedder
 from grasp_agent.errors import GraspError
 from grasp_agent.evaluation.query_sets import EvalQuery
-from grasp_agent.fusion.fitting import GridChoice, fit_rerank_weight
+from grasp_agent.fusion.fitting import FusionExample, GridChoice, fit_rerank_weight
 from grasp_agent.fusion.tables import DynamicFusionTables, RerankEvidence
 from grasp_agent.llm.factory import make_llm
 from grasp_agent.pipeline.configuration import Sourced, local_fusion_tables_path
@@ -33,6 +33,7 @@ class FusionFitOutcome:
     tables: DynamicFusionTables  # as saved
     rerank: GridChoice | None  # the reranker's weight; None when not fitted (not asked, or no reranker)
     path: Path
+    examples: tuple[FusionExample, ...] = ()  # the valid questions' rankings the values were fitted on
 
 
 def better_policy(fits: FusionFits) -> FusionName:
@@ -75,7 +76,8 @@ def fit_fusion_tables(
     try:
         with open_driver(settings) as driver:
             parts = assemble_parts(driver, settings, make_embedder(settings), llm, progress=progress)
-            fits = fit_fusion(fusion_examples(parts, valid, planner, progress=progress), settings.fusion_k)
+            examples = fusion_examples(parts, valid, planner, progress=progress)
+            fits = fit_fusion(examples, settings.fusion_k)
             tables = fitted_tables(fits, parts.embedder.model_id)
             choice: GridChoice | None = None
             if rerank and parts.reranker is not None:
@@ -87,7 +89,7 @@ def fit_fusion_tables(
     path = local_fusion_tables_path(settings, parts.schema.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     tables.save(path)
-    return FusionFitOutcome(fits, tables, choice, path)
+    return FusionFitOutcome(fits, tables, choice, path, tuple(examples))
 
 
 def _rerank_choice(

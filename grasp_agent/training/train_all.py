@@ -63,6 +63,10 @@ class TrainAllOutcome:
     stages: tuple[StageResult, ...]
 
 
+FUSION_FOLDS = 5  # the fusion stage judges its values on valid questions they were not fitted on
+FUSION_P_VALUE = 0.05  # ... and keeps them only for a gain beyond chance (the usual 5%)
+
+
 def peak_rss_mib() -> float:
     """This process's peak resident memory so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -216,23 +220,35 @@ class TrainAll:
         )
 
     def fusion(self) -> StageResult:
-        """Static weight and dynamic tables on valid (no reranker weight: that runs the reranker); kept when the
-        better policy beats the default static weight."""
-        from grasp_agent.training.fusion_fit import better_policy, fit_fusion_tables
+        """Static weight and dynamic tables on valid (no reranker weight: that runs the reranker), judged out of
+        fold (`fit.out_of_fold`): the better policy on valid questions it was not fitted on, kept when it beats
+        the default static weight there."""
+        from grasp_agent.evaluation.significance import paired_bootstrap
+        from grasp_agent.training.fit import out_of_fold
+        from grasp_agent.training.fusion_fit import fit_fusion_tables
 
         outcome = fit_fusion_tables(self._settings, self._queries, "heuristic", rerank=False)
-        curve = dict(outcome.fits.static.choice.curve)
-        default = self._settings.fusion_graph_weight
-        before = curve.get(default)
-        policy = better_policy(outcome.fits)
-        after = (outcome.fits.dynamic if policy == "dynamic" else outcome.fits.static).quality.mrr
-        kept = before is None or after > before
-        if not kept:
+        if len(outcome.examples) < 2:
             outcome.path.unlink(missing_ok=True)
-        note = f"{policy}, static graph weight {outcome.fits.static.graph_weight:g}" + (
-            f"; saved to {outcome.path}" if kept else "; not saved: the default weight does as well"
-        )
-        return StageResult("fusion", 0.0, 0.0, "fused MRR", before, after, kept, note)
+            return StageResult("fusion", 0.0, 0.0, note="not saved: fewer than 2 valid questions to judge it on")
+        folds = min(FUSION_FOLDS, len(outcome.examples))
+        judged = out_of_fold(outcome.examples, self._settings.fusion_k, self._settings.fusion_graph_weight, folds)
+        policy = "dynamic" if judged.dynamic > judged.static else "static"
+        ranks = judged.dynamic_ranks if policy == "dynamic" else judged.static_ranks
+        before, after = judged.default, max(judged.static, judged.dynamic)
+        # a gain the questions' own spread could give by chance (paired bootstrap, p >= 0.05) keeps the default:
+        # fitted values that do not carry over cost more than they win
+        significance = paired_bootstrap(ranks, judged.default_ranks)
+        kept = after > before and significance.p_value < FUSION_P_VALUE
+        if kept:
+            outcome.tables.model_copy(update={"policy": policy}).save(outcome.path)
+        else:
+            outcome.path.unlink(missing_ok=True)
+        note = (
+            f"{policy}, static graph weight {outcome.fits.static.graph_weight:g}, {judged.folds}-fold, "
+            f"p {significance.p_value:.3f}"
+        ) + (f"; saved to {outcome.path}" if kept else "; not saved: no clear gain over the default weight")
+        return StageResult("fusion", 0.0, 0.0, "fused MRR, out of fold", before, after, kept, note)
 
     def extraction_demos(self) -> StageResult:
         from grasp_agent.training.extraction_demo_set import build_extraction_demos

@@ -56,3 +56,23 @@ def test_the_rerank_weight_is_saved_with_what_it_gained_on_valid() -> None:
     )
     kept = with_rerank_weight(DynamicFusionTables(), harmful, "listwise", 1)
     assert kept.rerank_weight == 0.0 and kept.rerank is not None and not kept.rerank.helps
+
+
+def test_fusion_values_are_judged_on_questions_they_were_not_fitted_on() -> None:
+    from grasp_agent.fusion.rrf import FusionError
+    from grasp_agent.training.fit import out_of_fold
+
+    # the bucket pattern holds in every fold: per-bucket weights fitted on the others rank each held-out one right
+    examples = [graph_perfect(f"g{i}", n_cand=5) if i % 2 else text_perfect(f"t{i}", n_cand=800) for i in range(10)]
+    judged = out_of_fold(examples, k=60.0, default_weight=0.5, folds=5, min_examples=1)
+    assert judged.dynamic == 1.0 > judged.static
+    assert judged.folds == 5 and 0.0 < judged.default < 1.0
+    # the same answer whichever run: folds are by position
+    assert out_of_fold(examples, k=60.0, default_weight=0.5, folds=5, min_examples=1) == judged
+    # a held-out question the fitted values never saw the like of: out of fold, the table that fitted its own
+    # questions perfectly is no better than one weight
+    lone = [*examples[:4], graph_perfect("odd", n_cand=100)]
+    assert fit_fusion(lone, k=60.0, min_examples=1).dynamic.quality.mrr == 1.0
+    assert out_of_fold(lone, k=60.0, default_weight=0.5, folds=5, min_examples=1).dynamic < 1.0
+    with pytest.raises(FusionError, match="at least 5"):
+        out_of_fold(examples[:3], k=60.0, default_weight=0.5)
