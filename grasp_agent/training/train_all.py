@@ -222,7 +222,7 @@ class TrainAll:
     def fusion(self) -> StageResult:
         """Static weight and dynamic tables on valid (no reranker weight: that runs the reranker), judged out of
         fold (`fit.out_of_fold`): the better policy on valid questions it was not fitted on, kept when it beats
-        the default static weight there."""
+        the default static weight there by more than chance gives (paired bootstrap, p < FUSION_P_VALUE)."""
         from grasp_agent.evaluation.significance import paired_bootstrap
         from grasp_agent.training.fit import out_of_fold
         from grasp_agent.training.fusion_fit import fit_fusion_tables
