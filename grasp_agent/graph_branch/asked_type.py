@@ -35,7 +35,9 @@ from grasp_agent.skb.schema import SkbSchema
 
 PACKAGED_DIR = Path(__file__).with_name("pretrained")
 _WORD = re.compile(r"[a-z0-9]+")
-_WH = re.compile(r"\b(which|what|who|whom|whose|where|list|name|find|identify|show|give)\s+(\w+)", re.IGNORECASE)
+# The words that open a question or a request (English), shared with `asking_sentence`.
+QUESTION_WORDS = "which|what|who|whom|whose|where|list|name|find|identify|show|give"
+_WH = re.compile(rf"\b({QUESTION_WORDS})\s+(\w+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

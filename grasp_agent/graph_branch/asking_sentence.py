@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from grasp_agent.graph_branch.asked_type import QUESTION_WORDS
+
 # A sentence ends at . ! ? ; or : followed by a space: "Sorry if this is obvious: which genes ...?" asks after
 # the colon, and "... but never mind that; which ..." after the semicolon.
 _BREAK = re.compile(r"[.!?;:]+\s+")
-_QUESTION_WORD = re.compile(r"\b(which|what|who|whom|whose|where|list|name|find|identify|show|give)\b", re.IGNORECASE)
+_QUESTION_WORD = re.compile(rf"\b({QUESTION_WORDS})\b", re.IGNORECASE)
 
 
 def sentence_spans(question: str) -> list[tuple[int, int]]:

@@ -693,9 +693,13 @@ class _LegWords:
 
     def _chooses(self, words: str, label: str, station: str) -> bool:
         """Whether `words` negate or name a relation joining `label` and `station`."""
-        ends = {label, station}
-        joining = {r.type for r in self.schema.relation_types for pair in r.pairs if {pair.source, pair.target} == ends}
+        joining = self._joining(label, station)
         return negates(words) or any(self.relation_words.written(relation, words.split()) for relation in joining)
+
+    def _joining(self, a: str, b: str) -> set[str]:
+        """The schema's relations between types `a` and `b` (either way)."""
+        ends = {a, b}
+        return {r.type for r in self.schema.relation_types for pair in r.pairs if {pair.source, pair.target} == ends}
 
     def onward(self, station: str, label: str, there: Sequence[SchemaHop]) -> str:
         sides = sides_of_type_word(self.question, station, self.schema, self.mentions, self.mention)
@@ -712,9 +716,7 @@ class _LegWords:
 
     def _choice(self, hop: SchemaHop) -> bool:
         """Whether the schema joins the hop's two types by more than one relation."""
-        ends = {hop.source, hop.target}
-        joining = {r.type for r in self.schema.relation_types for pair in r.pairs if {pair.source, pair.target} == ends}
-        return len(joining) > 1
+        return len(self._joining(hop.source, hop.target)) > 1
 
 
 def _via_route(

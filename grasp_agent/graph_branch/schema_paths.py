@@ -148,27 +148,33 @@ _INTRODUCES = re.compile(
 )
 
 
+def _mentions(
+    question: str, node_type: NodeType, unless_followed_by: re.Pattern[str] | None = None
+) -> list[tuple[int, str]]:
+    """Every word naming `node_type`, left to right, each starting after the last one ends (`_first_mention`)."""
+    hits: list[tuple[int, str]] = []
+    after = 0
+    while (hit := _first_mention(question, node_type, after, unless_followed_by)) is not None:
+        hits.append(hit)
+        after = hit[0] + len(hit[1])
+    return hits
+
+
 def type_word_count(question: str, label: str, schema: SkbSchema, names: Sequence[str] = ()) -> int:
     """How many times the question names `label` by a type word outside `names` (overlapping words once)."""
     node_type = next((t for t in schema.node_types if t.label == label), None)
-    if node_type is None:
-        return 0
-    question, count, after = _masked(question, names), 0, 0
-    while (hit := _first_mention(question, node_type, after)) is not None:
-        count, after = count + 1, hit[0] + len(hit[1])
-    return count
+    return len(_mentions(_masked(question, names), node_type)) if node_type is not None else 0
 
 
 def named_types(question: str, schema: SkbSchema) -> list[str]:
     """The types a question names by a type word ("... sharing one of its *genes*"), in order of first mention;
     a word that introduces a description ("the phenotype defined as") does not count, nor one inside a longer type
     word of another type ("states" in "sovereign states")."""
-    hits = []
-    for node_type in schema.node_types:
-        after = 0
-        while (hit := _first_mention(question, node_type, after, unless_followed_by=_INTRODUCES)) is not None:
-            hits.append((hit[0], hit[0] + len(hit[1]), node_type.label))
-            after = hit[0] + len(hit[1])
+    hits = [
+        (start, start + len(words), node_type.label)
+        for node_type in schema.node_types
+        for start, words in _mentions(question, node_type, _INTRODUCES)
+    ]
     kept = [
         (start, label)
         for start, end, label in hits
