@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from grasp_agent.graph_branch.relation_words import spaced_name
+from grasp_agent.graph_branch.relation_words import plural_verb, spaced_name
 from grasp_agent.graph_branch.schema_paths import plural, singular_type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
@@ -216,21 +216,6 @@ def relation_words(relation: str) -> str:
     return spaced_name(relation)
 
 
-def plural_verb(phrase: str) -> str:
-    """The relation words with a plural subject: 'has x' -> 'have x', 'is a' -> 'are a', 'lacks x' -> 'lack x'."""
-    words = phrase.split()
-    if not words:
-        return phrase
-    head = words[0]
-    if head == "has":
-        head = "have"
-    elif head == "is":
-        head = "are"
-    elif head.endswith("s") and not head.endswith("ss") and len(head) > 3:
-        head = head[:-1]
-    return " ".join([head, *words[1:]])
-
-
 @dataclass(frozen=True)
 class AnchorText:
     """How a question refers to one anchor: its name, or (described family) a passage of its text."""
@@ -351,21 +336,87 @@ def _one_reading(step: Step, said: Revealed, walks: Sequence[Step]) -> bool:
     return fitting == [step]
 
 
-def _relative(step: Step, anchor: str, plural_subject: bool) -> str:
+@dataclass(frozen=True)
+class RelationPhrasing:
+    """The schema's relation phrases (`RelationType.phrases`, `inverse_phrases`) by relation: how a sentence says
+    a step, with either of its nodes first. A relation without phrases is worded by its name."""
+
+    forward: Mapping[str, tuple[str, ...]]
+    inverse: Mapping[str, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, schema: SkbSchema) -> RelationPhrasing:
+        return cls(
+            {relation.type: relation.phrases for relation in schema.relation_types},
+            {relation.type: relation.inverse_phrases for relation in schema.relation_types},
+        )
+
+    def reached_first(self, step: Step) -> tuple[str, ...]:
+        """Phrases whose subject is the node the step reaches ("Y contains X" walking X -> Y along LOCATED_IN)."""
+        return (self.inverse if step.outgoing else self.forward).get(step.relation, ())
+
+    def anchor_first(self, step: Step) -> tuple[str, ...]:
+        """Phrases whose subject is the node the step starts from ("X is located in Y")."""
+        return (self.forward if step.outgoing else self.inverse).get(step.relation, ())
+
+    def has(self, step: Step) -> bool:
+        return bool(self.reached_first(step) or self.anchor_first(step))
+
+    def options(self, step: Step, anchor: str) -> list[tuple[bool, str]]:
+        """(reached node first?, phrase) to choose from; a phrase ending in an article ("is a") is left out
+        before a noun phrase ("is a the findings that ...") when another phrase is there."""
+        options = [(True, p) for p in self.reached_first(step)] + [(False, p) for p in self.anchor_first(step)]
+        if anchor.lower().startswith("the "):
+            fitting = [(first, p) for first, p in options if not first or p.split()[-1] not in ("a", "an")]
+            return fitting or options
+        return options
+
+
+def _relative(
+    step: Step,
+    anchor: str,
+    plural_subject: bool,
+    phrasing: RelationPhrasing,
+    rng: random.Random,
+    plural_anchor: bool = False,
+) -> str:
     """The walked-to nodes as a relative clause: 'that have phenotype X' or 'that X is associated with'."""
-    clause = _step_clause(step, anchor, plural_subject)
-    return clause if step.outgoing else f"that {clause}"
+    clause = _step_clause(step, anchor, plural_subject, phrasing, rng, plural_anchor)
+    return clause if clause.startswith("that ") else f"that {clause}"
 
 
-def _what(step: Step, anchor: str) -> str:
-    """The asked nodes as 'what' (their type left unsaid): 'What has phenotype X?' or 'X is a what?'."""
+def _what(step: Step, anchor: str, phrasing: RelationPhrasing, rng: random.Random, plural_anchor: bool = False) -> str:
+    """The asked nodes as 'what' (their type left unsaid): 'What has phenotype X?' or 'X is a what?'; with the
+    schema's phrases 'What is the capital of X?' or 'X is located in what?' (`plural_anchor`: 'the countries
+    that ... are located in what?')."""
+    options = phrasing.options(step, anchor)
+    if options:
+        first, phrase = rng.choice(options)
+        if first:
+            return f"What {phrase} {anchor}?"
+        return f"{anchor} {plural_verb(phrase) if plural_anchor else phrase} what?"
     words = relation_words(step.relation)
     return f"{anchor} {words} what?" if step.outgoing else f"What {words} {anchor}?"
 
 
-def _step_clause(step: Step, anchor: str, plural_subject: bool) -> str:
+def _step_clause(
+    step: Step,
+    anchor: str,
+    plural_subject: bool,
+    phrasing: RelationPhrasing,
+    rng: random.Random,
+    plural_anchor: bool = False,
+) -> str:
     """The words joining the walked-to nodes with the anchor: 'have phenotype X' (the edge points at the anchor)
-    or 'that X is associated with' (the edge leaves the anchor)."""
+    or 'that X is associated with' (the edge leaves the anchor). With the schema's phrases, one of them with
+    either node first, agreeing with its subject: 'are located in X', 'that X contains', 'that the countries
+    that ... contain' (`plural_anchor`)."""
+    options = phrasing.options(step, anchor)
+    if options:
+        first, phrase = rng.choice(options)
+        if first:
+            return f"{plural_verb(phrase) if plural_subject else phrase} {anchor}"
+        return f"that {anchor} {plural_verb(phrase) if plural_anchor else phrase}"
     words = relation_words(step.relation)
     if not step.outgoing:
         return f"{plural_verb(words) if plural_subject else words} {anchor}"
@@ -382,14 +433,19 @@ def word_question(
     """One wording of a template in a family (see FAMILIES), in the family's short form where it leaves one
     reading, else its explicit form, else as "which" (`wording_form`). `anchors` follow `template.legs`."""
     types: Mapping[str, NodeType] = {t.label: t for t in schema.node_types}
+    phrasing = RelationPhrasing.of(schema)
     target_word = rng.choice(singular_type_words(types[template.target]))
     targets = plural(target_word)
     refs = [anchor.reference(family) for anchor in anchors]
     explicit: dict[str, str] = {}
+
+    def relative(step: Step, anchor: str, plural_subject: bool, plural_anchor: bool = False) -> str:
+        return _relative(step, anchor, plural_subject, phrasing, rng, plural_anchor)
+
     if len(template.legs) == 2:
         first, second = template.legs[0][0], template.legs[1][0]
-        clause_a = _step_clause(first, refs[0], True)
-        clause_b = _step_clause(second, refs[1], True)
+        clause_a = _step_clause(first, refs[0], True, phrasing, rng)
+        clause_b = _step_clause(second, refs[1], True, phrasing, rng)
         forms = {
             "which": f"Which {targets} {clause_a} and also {clause_b}?",
             "find": f"Find the {target_word} that is linked to both {refs[0]} and {refs[1]}.",
@@ -400,46 +456,48 @@ def word_question(
         }
         relation_a, relation_b = relation_words(first.relation), relation_words(second.relation)
         explicit = {
-            "find": f"Find the {target_word} {_relative(first, refs[0], False)} and {_relative(second, refs[1], False)}.",
-            "list": f"List {targets} {_relative(first, refs[0], True)} as well as {_relative(second, refs[1], True)}.",
+            "find": f"Find the {target_word} {relative(first, refs[0], False)} and {relative(second, refs[1], False)}.",
+            "list": f"List {targets} {relative(first, refs[0], True)} as well as {relative(second, refs[1], True)}.",
             "terse": f"{refs[0]} ({relation_a}) + {refs[1]} ({relation_b}) -> {targets}?",
             "implied": f"What is linked to {refs[0]} by {relation_a} and to {refs[1]} by {relation_b}?",
         }
     else:
         leg = template.legs[0]
         if len(leg) == 1:
-            clause = _step_clause(leg[0], refs[0], True)
+            clause = _step_clause(leg[0], refs[0], True, phrasing, rng)
             relation = relation_words(leg[0].relation)
+            what = _what(leg[0], refs[0], phrasing, rng)
             forms = {
                 "which": f"Which {targets} {clause}?",
                 "find": f"Find every {target_word} linked to {refs[0]} by {relation}.",
                 "list": f"List the {targets} for {refs[0]} ({relation}).",
                 "terse": f"{refs[0]} {relation} -> {targets}?",
-                "implied": f"What is connected to {refs[0]} through {relation}?",
+                # with the schema's phrases the question says the relation as people do ("What is spoken in X?")
+                "implied": what if phrasing.has(leg[0]) else f"What is connected to {refs[0]} through {relation}?",
                 "compound": f"Which {refs[0]}-related {targets} are there?",
             }
             explicit = {
-                "find": f"Find every {target_word} {_relative(leg[0], refs[0], False)}.",
-                "list": f"List the {targets} {_relative(leg[0], refs[0], True)}.",
-                "terse": f"{targets} {_relative(leg[0], refs[0], True)}?",
-                "implied": _what(leg[0], refs[0]),
+                "find": f"Find every {target_word} {relative(leg[0], refs[0], False)}.",
+                "list": f"List the {targets} {relative(leg[0], refs[0], True)}.",
+                "terse": f"{targets} {relative(leg[0], refs[0], True)}?",
+                "implied": what,
             }
         else:
             middle = plural(rng.choice(singular_type_words(types[leg[0].target])))
             path_words = f"{relation_words(leg[0].relation)}, then {relation_words(leg[1].relation)}"
             # nested clauses keep each step's relation and direction: "which genes are associated with the
             # diseases that have phenotype X"
-            middle_phrase = f"the {middle} {_relative(leg[0], refs[0], True)}"
-            reached = _relative(leg[1], middle_phrase, True)
+            middle_phrase = f"the {middle} {relative(leg[0], refs[0], True)}"
+            reached = relative(leg[1], middle_phrase, True, plural_anchor=True)
             forms = {
-                "which": f"Which {targets} {_step_clause(leg[1], middle_phrase, True)}?",
+                "which": f"Which {targets} {_step_clause(leg[1], middle_phrase, True, phrasing, rng, True)}?",
                 "find": f"Find the {targets} linked to {refs[0]} by way of {middle}.",
                 "list": f"List {targets} that share {middle} with {refs[0]}, via {path_words}.",
                 "terse": f"{refs[0]} -> {middle} -> {targets}?",
                 "implied": f"Starting from {refs[0]} and going through its {middle}, what do we reach?",
             }
             # the asked type unsaid two steps away: "What borders the nations that Cantal is located in?"
-            implied = _what(leg[1], middle_phrase)
+            implied = _what(leg[1], middle_phrase, phrasing, rng, plural_anchor=True)
             explicit = {
                 "find": f"Find the {targets} {reached}.",
                 "list": f"List {targets} {reached}.",
@@ -476,7 +534,8 @@ def word_superlative(
     ref = anchor.reference(family)
     most = rng.choice(_MOST if template.descending else _LEAST)
     quantity = spaced_name(template.quantity)
-    clause = _step_clause(template.step, ref, False)
+    phrasing = RelationPhrasing.of(schema)
+    clause = _relative(template.step, ref, False, phrasing, rng)  # "which country that borders X has ..."
     relation = relation_words(template.step.relation)
     forms = {
         "which": f"Which {target_word} {clause} has the {most} {quantity}?",
@@ -485,13 +544,15 @@ def word_superlative(
         "terse": f"{ref} {relation} -> {most} {quantity} {target_word}?",
         "implied": f"What linked to {ref} through {relation} has the {most} {quantity}?",
     }
-    that = _relative(template.step, ref, False)
+    that = _relative(template.step, ref, False, phrasing, rng)
     explicit = {
         "find": f"Find the {target_word} {that} with the {most} {quantity}.",
         "list": f"Name the {target_word} {that} with the {most} {quantity}.",
         "terse": f"{target_word} {that} -> {most} {quantity}?",
-        "implied": f"{_what(template.step, ref)[:-1]}, with the {most} {quantity}?",
+        "implied": f"{_what(template.step, ref, phrasing, rng)[:-1]}, with the {most} {quantity}?",
     }
+    if phrasing.has(template.step):  # the phrase says the relation as people do, so "implied" keeps it
+        forms = {**forms, "implied": explicit["implied"]}
     return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 
@@ -503,7 +564,8 @@ def word_mentioning(
     node_type = next(t for t in schema.node_types if t.label == template.target)
     target_word = rng.choice(singular_type_words(node_type))
     ref = anchor.reference(family)
-    clause = _step_clause(template.step, ref, False)
+    phrasing = RelationPhrasing.of(schema)
+    clause = _step_clause(template.step, ref, False, phrasing, rng)
     relation = relation_words(template.step.relation)
     forms = {
         "which": f"Which {target_word} {clause}, with a description that mentions {word}?",
@@ -512,13 +574,15 @@ def word_mentioning(
         "terse": f"{ref} {relation} -> {target_word} mentioning {word}?",
         "implied": f"What linked to {ref} through {relation} mentions {word}?",
     }
-    that = _relative(template.step, ref, False)
+    that = _relative(template.step, ref, False, phrasing, rng)
     explicit = {
         "find": f"Find the {target_word} {that} whose text mentions {word}.",
         "list": f"Name the {target_word} {that} described with the word {word}.",
         "terse": f"{target_word} {that} mentioning {word}?",
-        "implied": f"{_what(template.step, ref)[:-1]}, mentioning {word}?",
+        "implied": f"{_what(template.step, ref, phrasing, rng)[:-1]}, mentioning {word}?",
     }
+    if phrasing.has(template.step):
+        forms = {**forms, "implied": explicit["implied"]}
     return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 
@@ -551,6 +615,7 @@ __all__ = [
     "AnchorText",
     "Lookup",
     "Mentioning",
+    "RelationPhrasing",
     "Step",
     "Superlative",
     "Template",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
@@ -66,6 +66,7 @@ MIN_ANCHOR_SCORE = 0.9
 MAJORITY = 0.5  # a base rate of training questions decides the asked type only when one type has most of them
 CONFIDENT_SCORE = 0.95  # name links only: a described entity (doc mode) never makes a plan low-risk
 NEGATION_WINDOW = 3  # words on either side of a mention that can negate it
+PHRASE_WINDOW = 8  # words on either side of a mention a relation phrase of the schema may take (its longest)
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -200,8 +201,8 @@ class SchemaRoutes:
     def _named_self_relation(self, anchor_label: str, target_label: str, context_words: str) -> SchemaHop | None:
         """The one relation of the anchor's type with itself whose *name* the words around the mention use
         ("languages of the countries bordering X": BORDERS), walked first on the way to another type; None when
-        none or several are named. Names only: a description's words ("the two countries share a land border")
-        are too common to decide a hop."""
+        none or several are named. Names (and the schema's phrases for the relation) only: a description's words
+        ("the two countries share a land border") are too common to decide a hop."""
         if target_label == anchor_label:
             return None  # the shortest path is that relation already
         words = stems(context_words)
@@ -209,7 +210,7 @@ class SchemaRoutes:
             {
                 relation
                 for (a, relation, b) in self._context.pattern_counts
-                if a == b == anchor_label and self.relation_words.names.get(relation, frozenset()) & words
+                if a == b == anchor_label and self.relation_words.named_by(relation) & words
             }
         )
         return SchemaHop(anchor_label, named[0], anchor_label) if len(named) == 1 else None
@@ -394,6 +395,7 @@ class HeuristicPlanner:
             asked[0]
             if asked
             else _hierarchy_asked(question, anchor_rows, mentions)
+            or phrase_asked(question, anchor_rows, mentions, self._context.pattern_counts, self._routes.relation_words)
             or routes.default_target(
                 [row.best.label for row in anchor_rows if row.best is not None], relevance_text(question, mentions)
             )
@@ -456,11 +458,28 @@ class HeuristicPlanner:
             # where "capital" is also a word for a city); they lie outside the mention's own few words
             context_words = " ".join(before + after + ([asked[1]] if asked else []))
             cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
+            if cue is not None and asked is not None:
+                # the hierarchy words fill the mention's scope; the relation on to the asked type is said between
+                # the type word and them ("syndromes that lack the symptoms that are a subtype of X")
+                context_words = " ".join(
+                    [context_words, *_onward_words(question, asked[1], row.mention.text, mentions)]
+                )
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
             if path and path[0].source == path[0].target and path[0].outgoing is None:
                 # a relation between two nodes of one type read both ways gave "what does X import" and "what
                 # imports X" one answer set: the word order says which way
-                way = self._routes.relation_words.direction(path[0].relation, before, after)
+                words = self._routes.relation_words
+                # a phrase of the schema right around the mention says it first; a wider window, as phrases run
+                # to several words ("are a subtype of X")
+                lead, trail = _mention_scope(
+                    question,
+                    row.mention.text,
+                    mentions,
+                    count=PHRASE_WINDOW,
+                    skipped=DESCRIPTION_WORDS if described else frozenset(),
+                )
+                way = words.phrase_direction(path[0].relation, lead, trail)
+                way = words.direction(path[0].relation, before, after) if way is None else way
                 if way is not None:
                     path = [dataclasses.replace(path[0], outgoing=way), *path[1:]]
             # a route that misses the type the question names goes through it instead (the schema's shortest
@@ -641,6 +660,47 @@ class HeuristicPlanner:
             )
             estimate *= edges / max(1, self._context.label_counts.get(step.source, 1))
         return estimate if math.isfinite(estimate) else 0.0
+
+
+def _onward_words(question: str, type_words: str, mention: str, others: Sequence[str]) -> list[str]:
+    """The words after the words naming the asked type and before `mention`, from the end of the last other
+    mention between them: the clause that joins the asked type to the mention's leg. None when the type is
+    named after the mention."""
+    lowered = question.lower()
+    start, position = lowered.find(type_words.lower()), lowered.find(mention.lower())
+    if start < 0 or position < 0 or start >= position:
+        return []
+    left = start + len(type_words)
+    for other in others:
+        at = lowered.find(other.lower())
+        if other.lower() != mention.lower() and at >= 0 and left <= at + len(other) <= position:
+            left = at + len(other)
+    return _WORD.findall(question[left:position])
+
+
+def phrase_asked(
+    question: str,
+    anchor_rows: Sequence[EntityRow],
+    mentions: list[str],
+    patterns: Iterable[tuple[str, str, str]],
+    words: RelationWords,
+) -> str | None:
+    """For a question that names no type, the type at the other end of a relation one of the schema's phrases
+    says right around an anchor ("What is spoken in Peru?": the inverse phrase of Country-HAS_LANGUAGE->Language
+    just before a country), when the phrases around the anchors reach one type only."""
+    reached: set[str] = set()
+    for row in anchor_rows:
+        if row.best is None:
+            continue
+        label = row.best.label
+        lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+        for source, relation, target in patterns:
+            way = words.phrase_direction(relation, lead, trail) if label in (source, target) else None
+            if way is True and source == label:
+                reached.add(target)
+            elif way is False and target == label:
+                reached.add(source)
+    return next(iter(reached)) if len(reached) == 1 else None
 
 
 def _hierarchy_asked(question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:

@@ -160,6 +160,12 @@ def schema_block(context: SkbContext) -> str:
     lines.append("Connections (stored direction; hops may follow them either way):")
     for (source, relation, target), count in sorted(context.pattern_counts.items()):
         lines.append(f"- ({source})-[{relation}]->({target}) {count:,} edges")
+    phrased = [r for r in context.schema.relation_types if r.phrases or r.inverse_phrases]
+    if phrased:
+        lines.append("How questions say a relation (stored source first / stored target first):")
+        lines.extend(
+            f"- {r.type}: {', '.join(r.phrases) or '-'} / {', '.join(r.inverse_phrases) or '-'}" for r in phrased
+        )
     if context.quantity_properties:
         lines.append(
             'Quantities (a superlative such as "the most populous" ranks t by one: "order": {"property": P, '

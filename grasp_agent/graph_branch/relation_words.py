@@ -4,14 +4,16 @@
 whatever the question said. Each relation's words are read from the loaded schema: its name made into words
 ("ACTED_IN" -> acted, in) and its description ("the person acted in the film"). A question word matches one
 of them when their crude stems agree ("directed", "director", "direction" -> "direct"), so any SKB's relation
-names work without a word list; name words count twice a description's. Pure.
+names work without a word list; name words count twice a description's. The schema's phrases for a relation
+(`RelationType.phrases`, "is spoken in") count as its name, and said right around a mention they tell which way
+the relation is walked (`phrase_direction`). Pure.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grasp_agent.skb.schema import SkbSchema
 
@@ -50,6 +52,31 @@ def spaced_name(name: str) -> str:
     return " ".join(_CAPITALS.sub(" ", name).replace("_", " ").lower().split())
 
 
+def plural_verb(phrase: str) -> str:
+    """The relation words with a plural subject: 'has x' -> 'have x', 'is a' -> 'are a', 'lacks x' -> 'lack x',
+    'does not x' -> 'do not x', 'was x' -> 'were x'."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    head = words[0]
+    if head == "has":
+        head = "have"
+    elif head == "is":
+        head = "are"
+    elif head == "does":
+        head = "do"
+    elif head == "was":
+        head = "were"
+    elif head.endswith("s") and not head.endswith("ss") and len(head) > 3:
+        head = head[:-1]
+    return " ".join([head, *words[1:]])
+
+
+def phrase_forms(phrase: str) -> tuple[tuple[str, ...], ...]:
+    """A relation phrase's words with a singular and a plural subject ("is part of", "are part of")."""
+    return tuple(dict.fromkeys((tuple(phrase.split()), tuple(plural_verb(phrase).split()))))
+
+
 def stem_forms(word: str) -> frozenset[str]:
     """The word's stem, and the stem with a second suffix off: one suffix off cuts "borders" to "bord" but
     "bordering" to "border"; the second cut joins them."""
@@ -66,20 +93,37 @@ def stems(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class RelationWords:
-    """Per relation type, the stems of its name and of its schema description."""
+    """Per relation type, the stems of its name, of its schema description and of its schema phrases."""
 
     names: Mapping[str, frozenset[str]]
     descriptions: Mapping[str, frozenset[str]]
+
+    # the stems of the schema's phrases for the relation, both directions ("is spoken in": the author's own words
+    # for it, weighed as its name; word order is read from the name alone, see `direction`)
+    phrases: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # the phrases' words as said with the stored source first (forward) and with the stored target first
+    forward: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    inverse: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, schema: SkbSchema) -> RelationWords:
         return cls(
             {relation.type: stems(relation.type) for relation in schema.relation_types},
             {relation.type: stems(relation.description) for relation in schema.relation_types},
+            {
+                relation.type: stems(" ".join((*relation.phrases, *relation.inverse_phrases)))
+                for relation in schema.relation_types
+            },
+            {r.type: tuple(f for p in r.phrases for f in phrase_forms(p)) for r in schema.relation_types},
+            {r.type: tuple(f for p in r.inverse_phrases for f in phrase_forms(p)) for r in schema.relation_types},
         )
 
+    def named_by(self, relation: str) -> frozenset[str]:
+        """The stems of the relation's name and of its schema phrases."""
+        return self.names.get(relation, frozenset()) | self.phrases.get(relation, frozenset())
+
     def score(self, relation: str, question_stems: frozenset[str]) -> float:
-        name = self.names.get(relation, frozenset())
+        name = self.named_by(relation)
         description = self.descriptions.get(relation, frozenset()) - name
         return NAME_WEIGHT * len(name & question_stems) + len(description & question_stems)
 
@@ -102,7 +146,7 @@ class RelationWords:
         in any form ("the diseases that *have* X": HAS_PHENOTYPE); other function words ("with", "a") say nothing."""
         name = spaced_name(relation).split()
         forms = {_VERB_FORMS[part] for part in name if part in _VERB_FORMS}
-        content = self.names.get(relation, frozenset())
+        content = self.named_by(relation)
         return any(
             _VERB_FORMS.get(word.lower(), word.lower()) in forms or stem(word.lower()) in content for word in words
         )
@@ -123,5 +167,22 @@ class RelationWords:
             return True
         return None
 
+    def phrase_direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
+        """Whether an anchor walks `relation` in its stored direction, read off one of the schema's phrases right
+        around it: a forward phrase ends just before it ("what is a subtype of X": X is the stored target, walked
+        into) or starts just after it ("X is a subtype of what": X is the stored source, walked out of); an
+        inverse phrase the other way round. None when no phrase is there, or phrases say both ways (a relation
+        worded alike both ways, such as "borders")."""
+        lead = tuple(word.lower() for word in before)
+        trail = tuple(word.lower() for word in after)
+        ways = set()
+        for phrases, stored_source_first in ((self.forward, True), (self.inverse, False)):
+            for words in phrases.get(relation, ()):
+                if lead[-len(words) :] == words:  # the phrase's subject is the other node: the anchor is its object
+                    ways.add(not stored_source_first)
+                if trail[: len(words)] == words:  # the anchor is the phrase's subject
+                    ways.add(stored_source_first)
+        return ways.pop() if len(ways) == 1 else None
 
-__all__ = ["RelationWords", "spaced_name", "stem", "stems"]
+
+__all__ = ["RelationWords", "phrase_forms", "plural_verb", "spaced_name", "stem", "stems"]

@@ -45,15 +45,25 @@ class RouteCard:
 
 
 def route_cards(schema: SkbSchema, patterns: Sequence[tuple[str, str, str]]) -> tuple[RouteCard, ...]:
-    """A card per loaded (source, relation, target) pattern and direction, sorted (pure)."""
-    descriptions = {relation.type: relation.description for relation in schema.relation_types}
+    """A card per loaded (source, relation, target) pattern and direction, sorted (pure); and one more per
+    phrase the schema gives the relation (`RelationType.phrases`), worded as a sentence in the walk's direction
+    ("language is spoken in country" for Country -> Language along HAS_LANGUAGE), so word order tells the two
+    directions of a relation apart where its name cannot."""
+    relations = {relation.type: relation for relation in schema.relation_types}
     cards = set()
     for source, relation, target in patterns:
+        known = relations.get(relation)
+        description = known.description if known is not None else ""
+        forward = known.phrases if known is not None else ()
+        inverse = known.inverse_phrases if known is not None else ()
         for anchor, reached, outgoing in ((source, target, True), (target, source, False)):
             name_text = f"{spaced_name(relation)} {spaced_name(reached)}"
-            cards.add(
-                RouteCard(anchor, relation, outgoing, reached, name_text, descriptions.get(relation) or name_text)
-            )
+            texts = [name_text]
+            # the stored source is the subject of a forward phrase, the stored target of an inverse one
+            texts += [f"{spaced_name(source)} {phrase} {spaced_name(target)}" for phrase in forward]
+            texts += [f"{spaced_name(target)} {phrase} {spaced_name(source)}" for phrase in inverse]
+            for text in texts:
+                cards.add(RouteCard(anchor, relation, outgoing, reached, text, description or name_text))
     return tuple(sorted(cards, key=lambda card: (card.anchor_type, card.relation, not card.outgoing, card.target_type)))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from grasp_agent.graph_branch.relation_words import RelationWords, spaced_name
+from grasp_agent.graph_branch.relation_words import RelationWords, phrase_forms, spaced_name
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 _WH = re.compile(r"\b(which|what|list|name|find|identify|show|give)\b", re.IGNORECASE)
@@ -123,8 +123,9 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
     """(type, the words naming it) a question asks for: the first type word after a wh-word ('Which
     diseases ...'); without one, the first after the last arrow, colon or sentence break of terse wording
     ('X -> genes?'), else the first at all; a compound names its last word ('disease genes'); None when no type
-    word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count."""
-    question = _masked(question, names)
+    word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count, nor
+    those inside a phrase of the schema's relations ('What *has phenotype* X?': HAS_PHENOTYPE's own words)."""
+    question = _masked_phrases(_masked(question, names), schema)
     wh = _WH.search(question)
     if wh:
         starts = [wh.end(), 0]
@@ -208,6 +209,40 @@ def _masked(question: str, names: Sequence[str]) -> str:
         found = question.lower().find(name.lower()) if name else -1
         if found >= 0:
             question = question[:found] + " " * len(name) + question[found + len(name) :]
+    return question
+
+
+def _typed_phrases(schema: SkbSchema) -> list[str]:
+    """The relation phrases of the schema (singular and plural forms) that hold a word naming another type than
+    their subject's, longest first: "has phenotype" (a disease has it), "uses the currency"; not "is a feature of"
+    (its subject is the feature, so the word does name the asked type)."""
+    labels = {word.lower(): node_type.label for node_type in schema.node_types for word in type_words(node_type)}
+    phrases = set()
+    for relation in schema.relation_types:
+        sources = {pair.source for pair in relation.pairs}
+        targets = {pair.target for pair in relation.pairs}
+        for subjects, said in ((sources, relation.phrases), (targets, relation.inverse_phrases)):
+            for form in (form for phrase in said for form in phrase_forms(phrase)):
+                named = {
+                    labels[" ".join(form[i:j])]
+                    for i in range(len(form))
+                    for j in range(i + 1, len(form) + 1)
+                    if " ".join(form[i:j]) in labels
+                }
+                if named - subjects:
+                    phrases.add(" ".join(form))
+    return sorted(phrases, key=lambda phrase: (-len(phrase), phrase))
+
+
+def _masked_phrases(question: str, schema: SkbSchema) -> str:
+    """The question with every whole-word occurrence of a typed relation phrase blanked out (positions hold)."""
+    for phrase in _typed_phrases(schema):
+        question = re.sub(
+            rf"(?<![\w-]){re.escape(phrase)}(?![\w-])",
+            lambda match: " " * len(match.group()),
+            question,
+            flags=re.IGNORECASE,
+        )
     return question
 
 

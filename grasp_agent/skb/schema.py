@@ -77,12 +77,26 @@ class RelationPair(BaseModel):
     target: Identifier
 
 
+# A relation phrase: lower-case words, as a sentence between its two nodes says them ("is located in").
+RelationPhrase = Annotated[str, Field(pattern=r"^[a-z][a-z'-]*( [a-z][a-z'-]*){0,7}$")]
+
+
 class RelationType(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     type: Identifier
     pairs: tuple[RelationPair, ...] = Field(min_length=1)
     description: str = ""
+    phrases: tuple[RelationPhrase, ...] = Field(
+        default=(),
+        description="How a sentence says the relation with the stored source first, in the singular present: "
+        "'is located in' ('X is located in Y' for X-[:LOCATED_IN]->Y); the question generator words steps with "
+        "them and the planner reads them beside the relation's name",
+    )
+    inverse_phrases: tuple[RelationPhrase, ...] = Field(
+        default=(),
+        description="The same with the stored target first: 'contains' ('Y contains X')",
+    )
 
     @model_validator(mode="after")
     def _not_reserved(self) -> RelationType:

@@ -595,6 +595,8 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                     "and Belgium only, in its first-level subdivision), a county in its US state, any "
                     "subdivision in its country, a country on its continent"
                 ),
+                "phrases": ["is located in", "lies in"],
+                "inverse_phrases": ["contains", "is home to"],
             },
             {
                 "type": "PART_OF",
@@ -606,26 +608,36 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                     "the first is one level below the second in a hierarchy: a subdivision in its parent "
                     "subdivision (a French department in its region), an intermediate UN region in its sub-region"
                 ),
+                "phrases": ["is part of", "is a division of"],
+                "inverse_phrases": ["is divided into", "has the part"],
             },
             {
                 "type": "IN_REGION",
                 "pairs": [{"source": "Country", "target": "Region"}],
                 "description": "the country belongs to the UN M49 sub-region or intermediate region",
+                "phrases": ["is in the region", "belongs to"],
+                "inverse_phrases": ["includes"],
             },
             {
                 "type": "BORDERS",
                 "pairs": [{"source": "Country", "target": "Country"}],
                 "description": "the two countries share a land border; symmetric, stored in both directions",
+                "phrases": ["borders", "shares a border with"],
+                "inverse_phrases": ["borders", "shares a border with"],
             },
             {
                 "type": "CAPITAL_OF",
                 "pairs": [{"source": "City", "target": "Country"}],
                 "description": "the city is the capital of the country",
+                "phrases": ["is the capital of"],
+                "inverse_phrases": ["has the capital", "has as its capital"],
             },
             {
                 "type": "USES_CURRENCY",
                 "pairs": [{"source": "Country", "target": "Currency"}],
                 "description": "the country uses the currency (legal tender there)",
+                "phrases": ["uses the currency", "pays with"],
+                "inverse_phrases": ["is the currency of", "is used in"],
             },
             {
                 "type": "HAS_LANGUAGE",
@@ -634,6 +646,8 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                     "the language is spoken in the country (GeoNames' list of the country's languages); "
                     "property rank: its place in that list, 1 = listed first (the main language)"
                 ),
+                "phrases": ["has the language", "speaks"],
+                "inverse_phrases": ["is spoken in", "is a language of"],
             },
         ],
     }

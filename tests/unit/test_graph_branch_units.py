@@ -195,6 +195,8 @@ def test_prompts_carry_demos_schema_entity_table_and_fusion_control() -> None:
     system, demo, _, user = planner_messages("Which genes cause ataxia?", table, HPO_CONTEXT)
     assert "Question:" in demo["content"] and demo["role"] == "user"
     assert "(Disease)-[LACKS_PHENOTYPE]->(Phenotype) 704 edges" in system["content"]
+    # the schema's own phrases for its relations, both ways
+    assert "- HAS_PHENOTYPE: has phenotype, presents with, shows / is a feature of" in system["content"]
     assert "Fusion control" in system["content"] and "n_cand" in system["content"]
     assert '[0] "ataxia" role=anchor types=Phenotype' in user["content"]
     assert "Ataxia (cos 1.00, degree 900)" in user["content"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
-from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, phrase_asked
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.plan import parse_plan
 from grasp_agent.graph_branch.procedure_calls import NodeLink
@@ -305,3 +305,90 @@ def test_a_relation_name_is_written_by_its_stems_and_by_any_form_of_has_and_is()
     assert not words.written("LACKS_PHENOTYPE", ["that", "have"])
     assert not words.written("ASSOCIATED_WITH", ["that", "is", "with"])  # "with" says nothing
     assert not words.written("IS_A", ["a"])
+
+
+def test_the_schemas_phrases_count_as_the_relations_name_but_word_order_reads_the_name_alone() -> None:
+    phrased = FILMS.model_copy(
+        update={
+            "relation_types": tuple(
+                relation.model_copy(update={"phrases": ("made",), "inverse_phrases": ("is the work of",)})
+                if relation.type == "DIRECTED"
+                else relation
+                for relation in FILMS.relation_types
+            )
+        }
+    )
+    plain, words = RelationWords.of(FILMS), RelationWords.of(phrased)
+    question = "Who made Spirited Away?"
+    assert shortest_meta_path("Film", "Person", COUNTS, question, plain) == [SchemaHop("Film", "ACTED_IN", "Person")]
+    assert shortest_meta_path("Film", "Person", COUNTS, question, words) == [SchemaHop("Film", "DIRECTED", "Person")]
+    assert words.written("DIRECTED", ["the", "work"]) and not plain.written("DIRECTED", ["the", "work"])
+    # an inverse phrase's words before an anchor do not say the walk goes into it: only the name's words do
+    assert words.direction("DIRECTED", ["is", "the", "work", "of"], []) is None
+
+
+GEO_LIKE = SkbSchema.model_validate(
+    {
+        "name": "places",
+        "node_types": [{"label": "Country"}, {"label": "Language"}, {"label": "Region"}],
+        "relation_types": [
+            {
+                "type": "HAS_LANGUAGE",
+                "pairs": [{"source": "Country", "target": "Language"}],
+                "phrases": ["speaks"],
+                "inverse_phrases": ["is spoken in"],
+            },
+            {
+                "type": "PART_OF",
+                "pairs": [{"source": "Region", "target": "Region"}],
+                "phrases": ["is part of"],
+                "inverse_phrases": ["contains"],
+            },
+            {
+                "type": "BORDERS",
+                "pairs": [{"source": "Country", "target": "Country"}],
+                "phrases": ["borders"],
+                "inverse_phrases": ["borders"],
+            },
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "relation", "outgoing"),
+    [
+        ("what is part of", "", "PART_OF", False),  # the anchor is the stored target: walked into
+        ("which regions are part of", "", "PART_OF", False),  # the phrase with a plural subject
+        ("", "is part of what", "PART_OF", True),
+        ("what contains", "", "PART_OF", True),
+        ("the regions that", "contain", "PART_OF", False),
+        ("what is", "", "PART_OF", None),  # part of a phrase says nothing
+        ("which countries border", "", "BORDERS", None),  # worded alike both ways
+        ("the part of", "", "PART_OF", None),
+    ],
+)
+def test_a_phrase_right_around_an_anchor_says_which_way_it_is_walked(
+    before: str, after: str, relation: str, outgoing: bool | None
+) -> None:
+    words = RelationWords.of(GEO_LIKE)
+    assert words.phrase_direction(relation, before.split(), after.split()) is outgoing
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "label", "asked"),
+    [
+        ("What is spoken in Peru?", "Peru", "Country", "Language"),
+        ("Quechua is spoken in what?", "Quechua", "Language", "Country"),
+        ("What does Peru speak?", "Peru", "Country", "Language"),  # the verb's plain form after "does X"
+        ("Peru speaks what?", "Peru", "Country", "Language"),
+        ("What is part of Polynesia?", "Polynesia", "Region", "Region"),
+        ("Tell me about Peru.", "Peru", "Country", None),
+    ],
+)
+def test_a_phrase_around_an_anchor_says_the_asked_type_of_a_question_that_names_none(
+    question: str, anchor: str, label: str, asked: str | None
+) -> None:
+    patterns = [(p.source, r.type, p.target) for r in GEO_LIKE.relation_types for p in r.pairs]
+    rows = [_row(anchor, label, 1.0)]
+    assert phrase_asked(question, rows, [anchor], patterns, RelationWords.of(GEO_LIKE)) == asked

@@ -67,6 +67,28 @@ def test_a_card_per_pattern_and_direction_with_the_schema_description() -> None:
     assert born.description == born.name_text == "born in city"  # no description: the name words stand in
 
 
+def test_each_phrase_of_a_relation_is_one_more_card_worded_in_the_walks_word_order() -> None:
+    phrased = MUSIC.model_copy(
+        update={
+            "relation_types": (
+                RelationType(
+                    type="PERFORMED",
+                    pairs=(RelationPair(source="Artist", target="Song"),),
+                    phrases=("sang", "performed"),
+                    inverse_phrases=("was sung by",),
+                ),
+            )
+        }
+    )
+    cards = route_cards(phrased, [("Artist", "PERFORMED", "Song")])
+    from_song = {card.name_text for card in cards if card.anchor_type == "Song"}
+    from_artist = {card.name_text for card in cards if card.anchor_type == "Artist"}
+    # the stored source is the subject of a forward phrase whichever end the walk starts from
+    assert from_song == from_artist - {"performed song"} | {"performed artist"}
+    assert from_song == {"performed artist", "artist sang song", "artist performed song", "song was sung by artist"}
+    assert all(card.description == "performed song" for card in cards if card.anchor_type == "Artist")
+
+
 def _card(anchor: str, target: str, relation: str = "R") -> RouteCard:
     return RouteCard(anchor, relation, True, target, "", "")
 

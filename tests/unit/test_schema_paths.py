@@ -221,3 +221,28 @@ def test_a_question_is_cut_at_the_type_word_into_the_anchors_side_and_the_other(
     assert sides_of_type_word(described, "Phenotype", HPO_SCHEMA, [], "a fit") is None
     assert sides_of_type_word(question, "Gene", HPO_SCHEMA, [], "Dravet syndrome") is None
     assert sides_of_type_word(question, "Phenotype", HPO_SCHEMA, [], "Angelman syndrome") is None
+
+
+def test_a_type_word_inside_a_relation_phrase_of_the_schema_is_no_asked_type() -> None:
+    # HAS_PHENOTYPE's own phrase "has phenotype" holds the type word "phenotype": the question asks for diseases
+    assert target_mention("What has phenotype Ataxia?", HPO_SCHEMA, ["Ataxia"]) is None
+    assert target_mention("Which diseases have phenotype Ataxia?", HPO_SCHEMA, ["Ataxia"]) == ("Disease", "diseases")
+    # a phrase whose subject is of the type its word names says the asked type ("what is a feature of X")
+    assert target_mention("What is a feature of Marfan syndrome?", HPO_SCHEMA, ["Marfan syndrome"]) == (
+        "Phenotype",
+        "feature",
+    )
+    # the same word outside a phrase still names its type
+    assert target_mention("Which phenotype does Marfan syndrome have?", HPO_SCHEMA, ["Marfan syndrome"]) == (
+        "Phenotype",
+        "phenotype",
+    )
+    # and a schema without phrases reads the word as before
+    plain = HPO_SCHEMA.model_copy(
+        update={
+            "relation_types": tuple(
+                r.model_copy(update={"phrases": (), "inverse_phrases": ()}) for r in HPO_SCHEMA.relation_types
+            )
+        }
+    )
+    assert target_mention("What has phenotype Ataxia?", plain, ["Ataxia"]) == ("Phenotype", "phenotype")

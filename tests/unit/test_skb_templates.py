@@ -6,11 +6,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+from pydantic import ValidationError
+
 from grasp_agent.evaluation.skb_questions import Requirement, split_of, unique_names
 from grasp_agent.evaluation.skb_templates import (
     FAMILIES,
     AnchorText,
     Lookup,
+    RelationPhrasing,
     Step,
     Template,
     aside,
@@ -82,6 +86,7 @@ def test_relation_names_become_words_with_plural_verbs() -> None:
     assert plural_verb("is a") == "are a"
     assert plural_verb("imports module") == "import module"
     assert plural_verb("acted in") == "acted in"
+    assert plural_verb("was produced by") == "were produced by" and plural_verb("does not show") == "do not show"
 
 
 def test_every_family_words_every_template_from_schema_words_and_names_each_anchor() -> None:
@@ -280,3 +285,101 @@ def test_a_compound_names_a_leg_as_anchor_related_only_where_the_target_type_tel
     # a two-step chain has no compound form
     chain = Template(((Step("PRODUCED_BY", False, "Studio", "Film"), Step("DIRECTED", False, "Film", "Person")),))
     assert wording_form(chain, "compound", schema) is None
+
+
+def _phrased_schema() -> SkbSchema:
+    """The sequel schema with the author's phrases for each relation (`RelationType.phrases`)."""
+    phrases = {
+        "DIRECTED": (("directed",), ("was directed by",)),
+        "ACTED_IN": (("acted in", "starred in"), ("starred",)),
+        "PRODUCED_BY": (("was produced by",), ("produced",)),
+        "SEQUEL_OF": (("is a sequel to",), ("has the sequel",)),
+    }
+    return _schema().model_copy(
+        update={
+            "relation_types": tuple(
+                RelationType.model_validate(
+                    {
+                        "type": t,
+                        "pairs": [{"source": s, "target": o}],
+                        "phrases": phrases[t][0],
+                        "inverse_phrases": phrases[t][1],
+                    }
+                )
+                for s, t, o in SEQUEL_PATTERNS
+            )
+        }
+    )
+
+
+def test_a_relation_phrase_is_lower_case_words() -> None:
+    for bad in ("Is located in", "is located in.", "", " borders", "is  in"):
+        with pytest.raises(ValidationError):
+            RelationType.model_validate({"type": "IN", "pairs": [{"source": "A", "target": "B"}], "phrases": [bad]})
+    relation = RelationType.model_validate(
+        {"type": "IN", "pairs": [{"source": "A", "target": "B"}], "inverse_phrases": ["is home to", "isn't-near"]}
+    )
+    assert relation.inverse_phrases == ("is home to", "isn't-near")
+
+
+def test_phrases_word_a_step_with_either_node_first_agreeing_with_its_subject() -> None:
+    phrasing = RelationPhrasing.of(_phrased_schema())
+    produced = Step("PRODUCED_BY", True, "Film", "Studio")  # Film -[:PRODUCED_BY]-> Studio, walked from the film
+    assert phrasing.anchor_first(produced) == ("was produced by",) and phrasing.reached_first(produced) == ("produced",)
+    back = Step("PRODUCED_BY", False, "Studio", "Film")  # walked from the studio: the film is the subject
+    assert phrasing.reached_first(back) == ("was produced by",) and phrasing.anchor_first(back) == ("produced",)
+    texts = {
+        word_question(
+            Template(((back,),)), [AnchorText("Acme", "studio")], "which", _phrased_schema(), random.Random(s)
+        )
+        for s in range(30)
+    }
+    # the films as subject ("were produced by Acme"), or the studio ("that Acme produced")
+    assert texts == {
+        "Which movies were produced by Acme?",
+        "Which films were produced by Acme?",
+        "Which movies that Acme produced?",
+        "Which films that Acme produced?",
+    }
+    # a plural clause as the subject of the second step agrees with it: "the films that Ada acted in were produced by"
+    chain = Template(((Step("ACTED_IN", True, "Person", "Film"), produced),))
+    worded = [
+        word_question(chain, [AnchorText("Ada", "person")], family, _phrased_schema(), random.Random(s))
+        for s in range(20)
+        for family in ("which", "find", "list")
+    ]
+    assert any(" were produced by" in text for text in worded)
+    assert not any(" was produced by" in text for text in worded)
+    assert any(" produced the " in text for text in worded)  # or the studio as the subject
+
+
+def test_with_phrases_every_question_says_a_phrase_of_each_relation_its_types_do_not_decide() -> None:
+    schema = _phrased_schema()
+    said = {
+        relation.type: {
+            form for phrase in (*relation.phrases, *relation.inverse_phrases) for form in (phrase, plural_verb(phrase))
+        }
+        for relation in schema.relation_types
+    }
+    walks = schema_steps(SEQUEL_PATTERNS)
+    for template in schema_templates(SEQUEL_PATTERNS):
+        anchors = [AnchorText(f"Anchor{i}", "thing") for i, _ in enumerate(template.legs)]
+        for family in FAMILIES:
+            text = word_question(template, anchors, family, schema, random.Random(7)).lower()
+            for step in (step for leg in template.legs for step in leg):
+                rivals = [w for w in walks if (w.source, w.target) == (step.source, step.target) and w != step]
+                if rivals:
+                    assert relation_words(step.relation) in text or any(p in text for p in said[step.relation]), (
+                        template.name,
+                        family,
+                        text,
+                    )
+
+
+def test_an_implied_question_says_the_relation_by_its_phrase() -> None:
+    schema = _phrased_schema()
+    sequel = Template(((Step("SEQUEL_OF", False, "Film", "Film"),),))  # the films that are sequels to Heat
+    texts = {
+        word_question(sequel, [AnchorText("Heat", "film")], "implied", schema, random.Random(s)) for s in range(20)
+    }
+    assert texts == {"What is a sequel to Heat?", "Heat has the sequel what?"}
