@@ -29,6 +29,7 @@ import ahocorasick
 
 from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeId
+from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.schema import SkbSchema
 
@@ -92,7 +93,12 @@ def _is_symbol(name: str) -> bool:
 class NameDictionary:
     """Every name and synonym of the loaded SKB, matched as whole token sequences."""
 
-    def __init__(self, entries: Iterable[tuple[str, DictionaryEntry]]) -> None:
+    def __init__(
+        self, entries: Iterable[tuple[str, DictionaryEntry]], schema_words: frozenset[str] = frozenset()
+    ) -> None:
+        # words the schema itself uses (type words, relation names and phrases): a question writes them on
+        # purpose, so one is never read as a misspelt name word ("contain" is not the city "Contai")
+        self._schema_words = schema_words
         by_key: dict[str, list[DictionaryEntry]] = {}
         ordinary: set[str] = set()  # words the SKB's names write in lower case
         # a key that is a short number matches only written with its mark ("+81", not any "81" in the text)
@@ -186,7 +192,13 @@ class NameDictionary:
     def correction(self, word: str) -> str | None:
         """The names' word one edit from `word` (a misspelling of it), when `word` is no word of the names, has
         5+ letters and one candidate is the most frequent; else None."""
-        if len(word) < MIN_CORRECTED or not word.isalpha() or word in self._vocabulary or word in FUNCTION_WORDS:
+        if (
+            len(word) < MIN_CORRECTED
+            or not word.isalpha()
+            or word in self._vocabulary
+            or word in FUNCTION_WORDS
+            or word in self._schema_words
+        ):
             return None
         candidates = {
             found
@@ -261,7 +273,17 @@ def read_name_dictionary(
                     entries.extend(
                         (value, DictionaryEntry(node_id, label, name, True, True)) for value in key_values(values)
                     )
-    return NameDictionary(entries)
+    return NameDictionary(entries, schema_words(schema))
+
+
+def schema_words(schema: SkbSchema) -> frozenset[str]:
+    """The normalised words of the schema's type labels and aliases, relation names and phrases, each also with a
+    final s added or taken off ("contains" / "contain", "nation" / "nations"). Pure."""
+    texts = [spaced_name(t.label) for t in schema.node_types] + [a for t in schema.node_types for a in t.aliases]
+    texts += [spaced_name(r.type) for r in schema.relation_types]
+    texts += [p for r in schema.relation_types for p in (*r.phrases, *r.inverse_phrases)]
+    words = {token for text in texts for token, *_ in phrase_tokens(text)}
+    return frozenset(words | {w + "s" for w in words} | {w[:-1] for w in words if w.endswith("s")})
 
 
 _LIST_SEPARATOR = re.compile(r"[,;]")
@@ -290,4 +312,4 @@ def _mark(surface: str) -> str:
     return found.group() if found else ""
 
 
-__all__ = ["DictionaryEntry", "NameDictionary", "PhraseMatch", "key_values", "read_name_dictionary"]
+__all__ = ["DictionaryEntry", "NameDictionary", "PhraseMatch", "key_values", "read_name_dictionary", "schema_words"]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from grasp_agent.graph_branch.entity_table import aliases
 from grasp_agent.graph_branch.mentions import Mention
-from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary, key_values, within_one_edit
+from grasp_agent.graph_branch.name_dictionary import (
+    DictionaryEntry,
+    NameDictionary,
+    key_values,
+    schema_words,
+    within_one_edit,
+)
 from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
 from grasp_agent.graph_branch.plan import MatchMode
+from grasp_agent.skb.schema import SkbSchema
 
 
 def _dictionary(*rows: tuple[str, str, str, tuple[str, ...]]) -> NameDictionary:
@@ -183,3 +190,26 @@ def test_a_synonym_or_key_is_an_alias_of_its_node_and_its_name_is_not() -> None:
     assert aliases(Mention(text="Kenya", types=("Country",)), dictionary) == frozenset()
     assert aliases(Mention(text="Kenyan", match_mode=MatchMode.DOC), dictionary) == frozenset()
     assert aliases(Mention(text="Kenyan"), None) == frozenset()
+
+
+def test_a_word_of_the_schema_is_never_read_as_a_misspelt_name() -> None:
+    entries = [("Contai", DictionaryEntry("city:1", "City", "Contai"))]
+    question = "Which continents contain the lands that contain Mont Buxton?"
+    assert [m.text for m in NameDictionary(entries).matches(question) if m.corrected] == ["contain", "contain"]
+    schema = SkbSchema.model_validate(
+        {
+            "name": "places",
+            "node_types": [{"label": "City"}, {"label": "Country"}],
+            "relation_types": [
+                {
+                    "type": "LOCATED_IN",
+                    "pairs": [{"source": "City", "target": "Country"}],
+                    "inverse_phrases": ["contains"],
+                }
+            ],
+        }
+    )
+    words = schema_words(schema)
+    assert {"contains", "contain", "located", "city", "cities"} - words == {"cities"}  # a final s only, no y -> ies
+    assert NameDictionary(entries, words).matches(question) == []
+    assert NameDictionary(entries, words).matches("Which country holds Contai?")[0].text == "Contai"  # exact still
