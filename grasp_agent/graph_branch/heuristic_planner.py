@@ -664,7 +664,7 @@ class HeuristicPlanner:
 
 def _onward_words(question: str, type_words: str, mention: str, others: Sequence[str]) -> list[str]:
     """The words after the words naming the asked type and before `mention`, from the end of the last other
-    mention between them: the clause that joins the asked type to the mention's leg. None when the type is
+    mention between them: the clause that joins the asked type to the mention's leg. Empty when the type is
     named after the mention."""
     lowered = question.lower()
     start, position = lowered.find(type_words.lower()), lowered.find(mention.lower())

@@ -40,7 +40,7 @@ class RouteCard:
     relation: str
     outgoing: bool
     target_type: str
-    name_text: str  # the relation's and the reached type's names in words
+    name_text: str  # the relation's and the reached type's names in words, or a phrase of the schema's as a sentence
     description: str  # the relation's schema description (its name words when the schema has none)
 
 

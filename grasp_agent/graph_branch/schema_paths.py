@@ -6,6 +6,7 @@ Everything here is a function of the question text and the SKB schema (with the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Sequence
@@ -212,7 +213,8 @@ def _masked(question: str, names: Sequence[str]) -> str:
     return question
 
 
-def _typed_phrases(schema: SkbSchema) -> list[str]:
+@functools.lru_cache(maxsize=8)  # read for every question; a schema is frozen
+def _typed_phrases(schema: SkbSchema) -> tuple[str, ...]:
     """The relation phrases of the schema (singular and plural forms) that hold a word naming another type than
     their subject's, longest first: "has phenotype" (a disease has it), "uses the currency"; not "is a feature of"
     (its subject is the feature, so the word does name the asked type)."""
@@ -231,7 +233,7 @@ def _typed_phrases(schema: SkbSchema) -> list[str]:
                 }
                 if named - subjects:
                     phrases.add(" ".join(form))
-    return sorted(phrases, key=lambda phrase: (-len(phrase), phrase))
+    return tuple(sorted(phrases, key=lambda phrase: (-len(phrase), phrase)))
 
 
 def _masked_phrases(question: str, schema: SkbSchema) -> str:

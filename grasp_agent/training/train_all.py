@@ -269,10 +269,16 @@ class TrainAll:
         """The Path-Bank from the train questions, in chunks while the budget lasts (resumable: a later run
         continues where this one stopped)."""
         from grasp_agent.adapath.bank import build_bank
+        from grasp_agent.adapath.bank_store import BankIdentity, BankStore
         from grasp_agent.text_branch.from_database import completed_load
 
         train = [query for query in of_split(self._queries, "train") if query.topic_ids]
         fingerprint = completed_load(self._driver, self._database, self._context.schema.name).fingerprint
+        # a bank built for another load of the SKB (or another embedder) answers for data no longer there: train
+        # all fits everything afresh, so it replaces that bank rather than stopping every later stage
+        loaded = BankIdentity(self._context.schema.name, fingerprint, self._embedder.model_id)
+        held = BankStore(self._driver, self._database).identity()
+        stale = held is not None and held != loaded
         built = stored = 0
         for start in range(0, len(train), BANK_CHUNK):
             if time.monotonic() >= self._deadline:
@@ -284,12 +290,18 @@ class TrainAll:
                 fingerprint,
                 self._embedder,
                 train[start : start + BANK_CHUNK],
+                rebuild=stale and start == 0,
                 progress=False,
             )
             built, stored = built + summary.built, stored + summary.already_stored
             self._say(f"path bank: {start + len(train[start : start + BANK_CHUNK])} of {len(train)} train questions")
         done = built + stored
         note = f"{built} questions searched now, {stored} already in the bank, of {len(train)}"
+        if stale and held is not None:
+            note = (
+                f"the bank held was built for another load (fingerprint {held.fingerprint[:12]}, embedder "
+                f"{held.embedder}), replaced; {note}"
+            )
         if done < len(train):
             note += "; the budget ran out: run again to continue"
         return StageResult("path bank", 0.0, 0.0, kept=done > 0, note=note + "; judged by `grasp adapath eval`")

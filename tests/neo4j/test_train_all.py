@@ -78,3 +78,24 @@ def test_a_question_set_without_a_valid_split_is_a_clear_error(test_settings: Se
     only_train = [EvalQuery(id="q1", text="Which diseases have seizures?", answer_ids=("OMIM:1",), split="train")]
     with pytest.raises(ValueError, match="train and valid"):
         train_everything(_private(test_settings, tmp_path), only_train, budget_s=60)
+
+
+def test_a_bank_built_for_another_load_is_replaced_not_a_stop(
+    driver: Driver, test_settings: Settings, tmp_path: Path
+) -> None:
+    from grasp_agent.adapath.bank_build import BankConfig
+    from grasp_agent.adapath.bank_store import BankIdentity, BankStore
+    from grasp_agent.embed.factory import make_embedder
+
+    store = BankStore(driver, test_settings.neo4j_database)
+    dimension = make_embedder(test_settings).dimension
+    store.claim(BankIdentity("hpo", "an-earlier-load", "local:another-model"), BankConfig(), dimension, True)
+    settings = _private(test_settings, tmp_path)
+    outcome = train_everything(
+        settings, None, count=30, seed=4, budget_s=600, skip=[s for s in STAGES if s != "path bank"]
+    )
+    bank = next(stage for stage in outcome.stages if stage.stage == "path bank")
+    assert bank.note.startswith("the bank held was built for another load") and "questions searched now" in bank.note
+    held = store.identity()
+    assert held is not None and held.fingerprint != "an-earlier-load" and held.embedder != "local:another-model"
+    driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
