@@ -371,6 +371,11 @@ class RelationPhrasing:
             return fitting or options
         return options
 
+    def choose(self, step: Step, anchor: str, rng: random.Random) -> tuple[bool, str] | None:
+        """One of `options` (reached node first?, phrase), or None when the relation has no phrases."""
+        options = self.options(step, anchor)
+        return rng.choice(options) if options else None
+
 
 def _relative(
     step: Step,
@@ -389,9 +394,9 @@ def _what(step: Step, anchor: str, phrasing: RelationPhrasing, rng: random.Rando
     """The asked nodes as 'what' (their type left unsaid): 'What has phenotype X?' or 'X is a what?'; with the
     schema's phrases 'What is the capital of X?' or 'X is located in what?' (`plural_anchor`: 'the countries
     that ... are located in what?')."""
-    options = phrasing.options(step, anchor)
-    if options:
-        first, phrase = rng.choice(options)
+    chosen = phrasing.choose(step, anchor, rng)
+    if chosen is not None:
+        first, phrase = chosen
         if first:
             return f"What {phrase} {anchor}?"
         return f"{anchor} {plural_verb(phrase) if plural_anchor else phrase} what?"
@@ -411,9 +416,9 @@ def _step_clause(
     or 'that X is associated with' (the edge leaves the anchor). With the schema's phrases, one of them with
     either node first, agreeing with its subject: 'are located in X', 'that X contains', 'that the countries
     that ... contain' (`plural_anchor`)."""
-    options = phrasing.options(step, anchor)
-    if options:
-        first, phrase = rng.choice(options)
+    chosen = phrasing.choose(step, anchor, rng)
+    if chosen is not None:
+        first, phrase = chosen
         if first:
             return f"{plural_verb(phrase) if plural_subject else phrase} {anchor}"
         return f"that {anchor} {plural_verb(phrase) if plural_anchor else phrase}"

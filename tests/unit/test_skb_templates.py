@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from pydantic import ValidationError
@@ -226,19 +227,24 @@ def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() ->
     )
 
 
-def test_every_worded_question_names_each_relation_its_types_do_not_decide() -> None:
-    """Independent of the tables behind wording_form: where two walks join a step's types (DIRECTED and ACTED_IN
-    from Person to Film, SEQUEL_OF either way), every question worded in some form names the step's relation."""
-    schema = _sequel_schema()
+def _steps_with_rivals_worded(schema: SkbSchema) -> Iterator[tuple[str, str, str, Step]]:
+    """(template name, family, the question in lower case, a step of it) for every step of every sequel-schema
+    template worded in every family, where another walk joins the step's two types."""
     walks = schema_steps(SEQUEL_PATTERNS)
     for template in schema_templates(SEQUEL_PATTERNS):
         anchors = [AnchorText(f"Anchor{i}", "thing") for i, _ in enumerate(template.legs)]
         for family in FAMILIES:
             text = word_question(template, anchors, family, schema, random.Random(7)).lower()
             for step in (step for leg in template.legs for step in leg):
-                rivals = [w for w in walks if (w.source, w.target) == (step.source, step.target) and w != step]
-                if rivals:
-                    assert relation_words(step.relation) in text, (template.name, family, text)
+                if any((w.source, w.target) == (step.source, step.target) and w != step for w in walks):
+                    yield template.name, family, text, step
+
+
+def test_every_worded_question_names_each_relation_its_types_do_not_decide() -> None:
+    """Independent of the tables behind wording_form: where two walks join a step's types (DIRECTED and ACTED_IN
+    from Person to Film, SEQUEL_OF either way), every question worded in some form names the step's relation."""
+    for name, family, text, step in _steps_with_rivals_worded(_sequel_schema()):
+        assert relation_words(step.relation) in text, (name, family, text)
 
 
 def test_a_misspelling_slips_one_key_in_one_long_word_and_keeps_its_first_letter() -> None:
@@ -361,19 +367,12 @@ def test_with_phrases_every_question_says_a_phrase_of_each_relation_its_types_do
         }
         for relation in schema.relation_types
     }
-    walks = schema_steps(SEQUEL_PATTERNS)
-    for template in schema_templates(SEQUEL_PATTERNS):
-        anchors = [AnchorText(f"Anchor{i}", "thing") for i, _ in enumerate(template.legs)]
-        for family in FAMILIES:
-            text = word_question(template, anchors, family, schema, random.Random(7)).lower()
-            for step in (step for leg in template.legs for step in leg):
-                rivals = [w for w in walks if (w.source, w.target) == (step.source, step.target) and w != step]
-                if rivals:
-                    assert relation_words(step.relation) in text or any(p in text for p in said[step.relation]), (
-                        template.name,
-                        family,
-                        text,
-                    )
+    for name, family, text, step in _steps_with_rivals_worded(schema):
+        assert relation_words(step.relation) in text or any(p in text for p in said[step.relation]), (
+            name,
+            family,
+            text,
+        )
 
 
 def test_an_implied_question_says_the_relation_by_its_phrase() -> None:
