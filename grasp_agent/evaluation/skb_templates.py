@@ -15,7 +15,8 @@ Wording uses only what the schema says: type labels split at capitals and their 
 into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
 The families vary the structure a reader has to cope with (wh-questions, imperatives, lists, terse arrows,
 questions that leave the asked type implied, described anchors, lower case, a preface that says nothing, a
-misspelt name, "<anchor>-related" compounds, an aside naming a node the question is not about); a form
+misspelt name, "<anchor>-related" compounds, an aside naming a node the question is not about, steps said by the
+schema's role nouns: "the capitals of X's neighbours"); a form
 that drops a relation's words, its direction or a type is used only where the schema leaves one reading of the
 walk (`wording_form`), so every answer set is the question's answer set. The output is synthetic and says so
 (`level` = family, `template` = the walk).
@@ -26,7 +27,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from grasp_agent.graph_branch.relation_words import plural_verb, spaced_name
@@ -45,6 +46,7 @@ FAMILIES: tuple[str, ...] = (
     "misspelt",
     "compound",
     "aside",
+    "nouns",
 )
 # Families worded as a "which" question with one thing changed: an anchor described, the case, a preface, an
 # anchor's name misspelt, an aside naming a node the question is not about.
@@ -311,12 +313,21 @@ def wording_form(template: Template | OneStepPick, family: str, schema: SkbSchem
     (described, lower, preface, misspelt, aside) say everything; "compound" words only the legs of a Template."""
     if family == "compound" and not isinstance(template, Template):
         return None
-    base = "which" if family in _WHICH_BASED else family
-    steps = [step for leg in template.legs for step in leg]
-    shape = "intersection" if len(template.legs) == 2 else "chain" if len(steps) == 2 else "one step"
     walks = schema_steps(
         (pair.source, relation.type, pair.target) for relation in schema.relation_types for pair in relation.pairs
     )
+    if family == "nouns":
+        # a role noun says a step's relation and which end it reaches, not the type there (a relation joining
+        # several pairs of types leaves it open); a step without nouns is said by a clause, which says it all
+        nouns = _noun_steps(template, RelationPhrasing.of(schema)) if isinstance(template, Template) else None
+        if nouns is None:
+            return None
+        told_by_nouns = [_RELATION_AND_DIRECTION if options else _ALL for options in nouns]
+        fits = all(_one_reading(step, told, walks) for step, told in zip(template.legs[0], told_by_nouns, strict=True))
+        return "short" if fits else None
+    base = "which" if family in _WHICH_BASED else family
+    steps = [step for leg in template.legs for step in leg]
+    shape = "intersection" if len(template.legs) == 2 else "chain" if len(steps) == 2 else "one step"
     for form, table in (("short", _SHORT), ("explicit", _EXPLICIT)):
         said = table[shape].get(base)
         if said is not None and all(_one_reading(step, told, walks) for step, told in zip(steps, said, strict=True)):
@@ -343,13 +354,22 @@ class RelationPhrasing:
 
     forward: Mapping[str, tuple[str, ...]]
     inverse: Mapping[str, tuple[str, ...]]
+    source_nouns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    target_nouns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, schema: SkbSchema) -> RelationPhrasing:
         return cls(
             {relation.type: relation.phrases for relation in schema.relation_types},
             {relation.type: relation.inverse_phrases for relation in schema.relation_types},
+            {relation.type: relation.source_nouns for relation in schema.relation_types},
+            {relation.type: relation.target_nouns for relation in schema.relation_types},
         )
+
+    def reached_nouns(self, step: Step) -> tuple[str, ...]:
+        """The schema's role nouns for the node the step reaches ("capital" reaching a city from its country
+        against CAPITAL_OF): the stored target's when the step walks the stored direction, else the source's."""
+        return (self.target_nouns if step.outgoing else self.source_nouns).get(step.relation, ())
 
     def reached_first(self, step: Step) -> tuple[str, ...]:
         """Phrases whose subject is the node the step reaches ("Y contains X" walking X -> Y along LOCATED_IN)."""
@@ -428,6 +448,42 @@ def _step_clause(
     return f"that {anchor} {words}"
 
 
+def _noun_steps(template: Template, phrasing: RelationPhrasing) -> list[tuple[str, ...]] | None:
+    """Each step's role nouns for the node it reaches, for one chain whose last step has some, or two steps whose
+    first has some and whose last a phrase with the reached node first ("Which languages are spoken in Ecuador's
+    neighbours?"); None for any other template."""
+    if len(template.legs) != 1:
+        return None
+    leg = template.legs[0]
+    nouns = [phrasing.reached_nouns(step) for step in leg]
+    if nouns[-1] or (len(leg) == 2 and nouns[0] and phrasing.reached_first(leg[1])):
+        return nouns
+    return None
+
+
+def _noun_question(
+    template: Template, ref: str, middle: str, targets: str, phrasing: RelationPhrasing, rng: random.Random
+) -> str:
+    """The "nouns" family: the steps said by the schema's role nouns, as people ask along a chain ("What are the
+    capitals of Chile's neighbours?", "Name the parent terms of X."); a step without nouns by a phrase or clause
+    ("Which languages are spoken in Ecuador's neighbours?", "What are the capitals of the countries that use the
+    euro?")."""
+    nouns = _noun_steps(template, phrasing)
+    assert nouns is not None
+    said = [plural(rng.choice(options)) if options else "" for options in nouns]
+    if len(said) == 1:
+        return rng.choice((f"What are the {said[0]} of {ref}?", f"Name {ref}'s {said[0]}."))
+    first, second = said
+    leg = template.legs[0]
+    if first and second:
+        return rng.choice((f"What are the {second} of {ref}'s {first}?", f"Name the {second} of the {first} of {ref}."))
+    if first:  # the last step by a phrase whose object is the first step's noun phrase
+        phrase = plural_verb(rng.choice(phrasing.reached_first(leg[1])))
+        return f"Which {targets} {phrase} {ref}'s {first}?"
+    inner = f"the {middle} {_relative(leg[0], ref, True, phrasing, rng)}"
+    return f"What are the {second} of {inner}?"
+
+
 def word_question(
     template: Template,
     anchors: Sequence[AnchorText],
@@ -443,6 +499,10 @@ def word_question(
     targets = plural(target_word)
     refs = [anchor.reference(family) for anchor in anchors]
     explicit: dict[str, str] = {}
+    if family == "nouns" and wording_form(template, family, schema) == "short":
+        middle_type = types[template.legs[0][0].target]
+        middle = plural(rng.choice(singular_type_words(middle_type)))
+        return _noun_question(template, refs[0], middle, targets, phrasing, rng)
 
     def relative(step: Step, anchor: str, plural_subject: bool, plural_anchor: bool = False) -> str:
         return _relative(step, anchor, plural_subject, phrasing, rng, plural_anchor)
@@ -464,7 +524,7 @@ def word_question(
             "find": f"Find the {target_word} {relative(first, refs[0], False)} and {relative(second, refs[1], False)}.",
             "list": f"List {targets} {relative(first, refs[0], True)} as well as {relative(second, refs[1], True)}.",
             "terse": f"{refs[0]} ({relation_a}) + {refs[1]} ({relation_b}) -> {targets}?",
-            "implied": f"What is linked to {refs[0]} by {relation_a} and to {refs[1]} by {relation_b}?",
+            "implied": f"What is connected to {refs[0]} by {relation_a} and to {refs[1]} by {relation_b}?",
         }
     else:
         leg = template.legs[0]

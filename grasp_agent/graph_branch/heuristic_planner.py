@@ -41,7 +41,7 @@ from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, Planning
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
 from grasp_agent.graph_branch.quoted_words import quoted_keywords
 from grasp_agent.graph_branch.quotes import quoted_spans
-from grasp_agent.graph_branch.relation_words import NAME_WEIGHT, RelationWords, stems
+from grasp_agent.graph_branch.relation_words import NAME_WEIGHT, RelationWords, stem, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
@@ -391,6 +391,13 @@ class HeuristicPlanner:
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
         asked = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
+        if asked is not None:
+            # "the capitals of the countries that ...": role nouns owning the type word ask for their own end, and
+            # the named type is a station on the way
+            before = _WORD.findall(question[: max(0, question.lower().find(asked[1].lower()))])
+            owner = noun_chain(asked[0], before, [], self._context.pattern_counts, self._routes.relation_words)
+            if owner is not None and owner != asked[0]:
+                return asked, owner
         target_label = (
             asked[0]
             if asked
@@ -438,9 +445,13 @@ class HeuristicPlanner:
             for label in named_types(relevance_text(question, mentions), schema)
             if label != target_label and label not in anchored
         ]
-        if target_label not in anchored and self._names_target_twice(question, table, target_label):
+        if (
+            target_label not in anchored or self._role_nouns(question, table, target_label) >= 2
+        ) and self._names_target_twice(question, table, target_label):
             # "which countries border the countries that speak X": the second word naming the asked type is a
-            # station, reached from the anchor and left along the type's own relation the words name
+            # station, reached from the anchor and left along the type's own relation the words name; so is the
+            # second role noun of that relation, even from an anchor of the type ("the neighbours of X's
+            # neighbours")
             via.append(target_label)
         # an anchor of the asked type cannot reach the target without the named type, so the type is its station;
         # the other anchors go their own way ("other diseases sharing a gene with X, with <phenotype>")
@@ -465,6 +476,14 @@ class HeuristicPlanner:
                     [context_words, *_onward_words(question, asked[1], row.mention.text, mentions)]
                 )
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
+            # role nouns the mention owns say the first hops themselves ("the capitals of X's neighbours"); the
+            # rest of the way to the target is the schema's
+            lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+            walk, _ = noun_walk(row.best.label, lead, trail, self._context.pattern_counts, self._routes.relation_words)
+            if walk:
+                end = walk[-1].target
+                rest = [] if end == target_label else routes.path(end, target_label, context_words)
+                path = _after_walk(walk, rest) if rest is not None else path
             if path and path[0].source == path[0].target and path[0].outgoing is None:
                 # a relation between two nodes of one type read both ways gave "what does X import" and "what
                 # imports X" one answer set: the word order says which way
@@ -479,6 +498,8 @@ class HeuristicPlanner:
                     skipped=DESCRIPTION_WORDS if described else frozenset(),
                 )
                 way = words.phrase_direction(path[0].relation, lead, trail)
+                # else a role noun owned by the mention: "the capital of X", "X's parent terms"
+                way = words.noun_direction(path[0].relation, lead, trail) if way is None else way
                 way = words.direction(path[0].relation, before, after) if way is None else way
                 if way is not None:
                     path = [dataclasses.replace(path[0], outgoing=way), *path[1:]]
@@ -486,7 +507,8 @@ class HeuristicPlanner:
             # Phenotype -> Gene skips "diseases"; a Path-Bank's own Disease -> Disease route may run through
             # another type); an anchor of the asked type with a hierarchy cue walks its hierarchy instead, and a
             # described entity of the asked type is a near miss of the description's own type, left to the text
-            passes = {hop.target for hop in (path or [])[:-1]}
+            # (a type the mention's role nouns reach is passed too: "X's neighbouring countries" names no station)
+            passes = {hop.target for hop in (path or [])[:-1]} | {hop.target for hop in walk}
             stations = via if row.best.label == target_label else other_via
             if (row.best.label != target_label or not (described or cue)) and not passes.intersection(stations):
                 legs = _LegWords(
@@ -499,7 +521,12 @@ class HeuristicPlanner:
                     described,
                     self._routes.relation_words,
                 )
-                path = _via_route(routes, row.best.label, target_label, stations, legs, cue) or path
+                if walk:  # the nouns' hops first, then on through the named type
+                    onward = _via_route(routes, walk[-1].target, target_label, stations, legs, None)
+                    path = _after_walk(walk, onward) if onward else path
+                else:
+                    path = _via_route(routes, row.best.label, target_label, stations, legs, cue) or path
+                path = self._onward_directions(question, row, mentions, path)
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
             alias = row.names_best_by_alias
             if (described or alias) and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
@@ -550,17 +577,48 @@ class HeuristicPlanner:
 
     def _names_target_twice(self, question: str, table: EntityTable, target_label: str) -> bool:
         """Whether the question names the asked type by two words outside its named things (the extractor's
-        target mentions are such words) and one of the type's relations with itself by the words of its name
-        ("border"): the walk ends with that relation."""
+        target mentions are such words; so is a role noun of one of the type's relations with itself: "the
+        neighbours of the countries that ...") and one of the type's relations with itself by the words of its
+        name ("border"): the walk ends with that relation."""
         named = [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
-        if type_word_count(question, target_label, self._context.schema, named) < 2:
-            return False
         frame = relevance_text(question, named)
         words = self._routes.relation_words
+        role_nouns = self._role_nouns(question, table, target_label)
+        if type_word_count(question, target_label, self._context.schema, named) + role_nouns < 2:
+            return False
         return any(
             a == b == target_label and words.score(relation, stems(frame)) >= NAME_WEIGHT
             for (a, relation, b) in self._context.pattern_counts
         )
+
+    def _onward_directions(
+        self, question: str, row: EntityRow, mentions: list[str], path: list[SchemaHop] | None
+    ) -> list[SchemaHop] | None:
+        """A later hop of a route along a relation within one type, read both ways, directed by a phrase or role
+        noun of that relation right around the mention, when the first hop walks another relation: nested
+        wording puts the outer clause's words next to the inner clause's last word ("the sub-regions that
+        include Nigeria *are a division of* what": the sub-regions are the subject)."""
+        if not path or len(path) < 2:
+            return path
+        words = self._routes.relation_words
+        lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+        directed = list(path)
+        for index, hop in enumerate(path[1:], start=1):
+            if hop.source != hop.target or hop.outgoing is not None or hop.relation == path[0].relation:
+                continue
+            way = words.phrase_direction(hop.relation, lead, trail)
+            way = words.noun_direction(hop.relation, lead, trail) if way is None else way
+            if way is not None:
+                directed[index] = dataclasses.replace(hop, outgoing=way)
+        return directed
+
+    def _role_nouns(self, question: str, table: EntityTable, target_label: str) -> int:
+        """How many role nouns of one of the asked type's relations with itself the words outside the question's
+        named things say ("the neighbours of the neighbours of X": two)."""
+        named = [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
+        frame = relevance_text(question, named)
+        loops = [relation for (a, relation, b) in self._context.pattern_counts if a == b == target_label]
+        return max((self._routes.relation_words.nouns_said(relation, frame) for relation in loops), default=0)
 
     def read_order(self, question: str, table: EntityTable, target_label: str) -> ReadOrder | None:
         """A superlative outside the mentions, over a quantity the target type holds ("most populous city")."""
@@ -618,6 +676,15 @@ class HeuristicPlanner:
         frame = relevance_text(question, mentions)
         words = self._routes.relation_words
 
+        for i, labels in list(tied.items()):
+            # a phrase of the schema right around the name says which end of a relation into the asked type it
+            # is ("Which phenotypes are a feature of <a disease and a phenotype's shared name>?")
+            lead, trail = _mention_scope(question, rows[i].mention.text, mentions, count=PHRASE_WINDOW)
+            phrased = [label for label in labels if self._phrased_into(label, target, lead, trail)]
+            if len(phrased) == 1:
+                rows[i] = dataclasses.replace(rows[i], preferred=phrased[0])
+                del tied[i]
+
         def route_key(label: str) -> tuple[int, int] | None:
             """(a relation on the way is named by the words, minus the hops); None without a route."""
             path = routes.path(label, target, frame)
@@ -630,6 +697,18 @@ class HeuristicPlanner:
             if routed is not None:
                 rows[i] = dataclasses.replace(rows[i], preferred=routed)
         return EntityTable(tuple(rows))
+
+    def _phrased_into(self, label: str, target: str, lead: Sequence[str], trail: Sequence[str]) -> bool:
+        """Whether a phrase of the schema around a mention reads a node of type `label` there as one end of a
+        relation whose other end is of the asked type `target`, the way the phrase says."""
+        words = self._routes.relation_words
+        for source, relation, stored_target in self._context.pattern_counts:
+            ways = words.phrase_ways(relation, lead, trail) if label in (source, stored_target) else frozenset()
+            if (True in ways and source == label and stored_target == target) or (
+                False in ways and stored_target == label and source == target
+            ):
+                return True
+        return False
 
     @staticmethod
     def _hops(anchor_var: str, path: list[SchemaHop], anchor_number: int) -> list[Hop]:
@@ -687,7 +766,9 @@ def phrase_asked(
 ) -> str | None:
     """For a question that names no type, the type at the other end of a relation one of the schema's phrases
     says right around an anchor ("What is spoken in Peru?": the inverse phrase of Country-HAS_LANGUAGE->Language
-    just before a country), when the phrases around the anchors reach one type only."""
+    just before a country), or one of its role nouns the anchor owns that ends the question ("Who are the
+    neighbours of Laos?", "What is Peru's capital?"), when the phrases and nouns around the anchors reach one type
+    only."""
     reached: set[str] = set()
     for row in anchor_rows:
         if row.best is None:
@@ -695,12 +776,102 @@ def phrase_asked(
         label = row.best.label
         lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
         for source, relation, target in patterns:
-            way = words.phrase_direction(relation, lead, trail) if label in (source, target) else None
-            if way is True and source == label:
+            # a relation worded alike both ways ("is linked to", "borders") still reaches the other end of a pair
+            ways = words.phrase_ways(relation, lead, trail) if label in (source, target) else frozenset()
+            if True in ways and source == label:
                 reached.add(target)
-            elif way is False and target == label:
+            if False in ways and target == label:
                 reached.add(source)
+        owned = noun_chain(label, lead, trail, patterns, words)
+        if owned is not None:
+            reached.add(owned)
     return next(iter(reached)) if len(reached) == 1 else None
+
+
+def noun_walk(
+    label: str,
+    before: Sequence[str],
+    after: Sequence[str],
+    patterns: Iterable[tuple[str, str, str]],
+    words: RelationWords,
+) -> tuple[list[SchemaHop], bool]:
+    """The hops a chain of the schema's role nouns owned by an anchor of type `label` says, innermost first:
+    "X's neighbours' capitals", "the capitals of the neighbours of X" (X's neighbours are countries, their
+    capitals cities: BORDERS, then CAPITAL_OF into the city end), each directed by the end its noun names (not
+    when both ends have it: a neighbour); and whether the chain ends the words around the mention (nothing
+    follows it: "What are X's neighbours?", not "What do X's neighbours speak?"). The chain stops at a noun that
+    leaves the type open."""
+    patterns = list(patterns)
+
+    def step(current: str, said: list[str], start: int) -> tuple[SchemaHop, int] | None:
+        found = {
+            (rel, source if source_end else target, not source_end, taken)
+            for relation, source_end, taken in words.nouns_at(said, start)
+            for source, rel, target in patterns
+            if rel == relation and (target if source_end else source) == current
+        }
+        if len({(rel, reached, taken) for rel, reached, _, taken in found}) != 1:
+            return None
+        relation, reached, outgoing, taken = next(iter(found))
+        ways = {way for *_, way, _ in found}
+        return SchemaHop(current, relation, reached, outgoing if len(ways) == 1 else None), taken
+
+    hops: list[SchemaHop] = []
+    current, ends = label, True
+    trail = [stem(word.lower()) for word in after]
+    at = 1 if trail[:1] == ["s"] else 0  # "X's Ns": the possessive's s is a word of its own
+    while at < len(trail):
+        taken = step(current, trail, at)
+        if taken is None:
+            ends = False  # words after the mention that are no owned noun: a phrase or a station follows
+            break
+        hops.append(taken[0])
+        current = taken[0].target
+        at += taken[1]
+        at += 1 if trail[at : at + 1] == ["s"] else 0
+    lead = [stem(word.lower()) for word in before]
+    # "the Ns of X's Ms speak ..." is no chain: the trail's nouns are the subject of what follows them
+    read_lead = ends or not hops
+    while read_lead:
+        end = len(lead) - (1 if lead[-1:] == ["the"] else 0)
+        if end < 2 or lead[end - 1] != "of":
+            break
+        outer = next(
+            (
+                (found, start)
+                for start in range(max(0, end - 5), end - 1)
+                if (found := step(current, lead[: end - 1], start)) is not None and start + found[1] == end - 1
+            ),
+            None,
+        )
+        if outer is None:
+            break
+        (hop, _), start = outer
+        hops.append(hop)
+        current = hop.target
+        lead = lead[:start]
+    return hops, ends
+
+
+def _after_walk(walk: list[SchemaHop], rest: list[SchemaHop]) -> list[SchemaHop]:
+    """The role nouns' hops, then the rest of the way without a first hop along the nouns' own relation within
+    one type (the words name it, so the schema's route walks it first: it is walked already)."""
+    if rest and rest[0].source == rest[0].target and rest[0].relation == walk[-1].relation:
+        rest = rest[1:]
+    return [*walk, *rest]
+
+
+def noun_chain(
+    label: str,
+    before: Sequence[str],
+    after: Sequence[str],
+    patterns: Iterable[tuple[str, str, str]],
+    words: RelationWords,
+) -> str | None:
+    """The type a chain of role nouns owned by an anchor reaches when it ends the words around the mention
+    (`noun_walk`); None when there is none or words follow it."""
+    hops, ends = noun_walk(label, before, after, patterns, words)
+    return hops[-1].target if hops and ends else None
 
 
 def _hierarchy_asked(question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:

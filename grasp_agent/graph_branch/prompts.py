@@ -166,6 +166,12 @@ def schema_block(context: SkbContext) -> str:
         lines.extend(
             f"- {r.type}: {', '.join(r.phrases) or '-'} / {', '.join(r.inverse_phrases) or '-'}" for r in phrased
         )
+    nouned = [r for r in context.schema.relation_types if r.source_nouns or r.target_nouns]
+    if nouned:
+        lines.append("What one end of a relation is called as seen from the other (stored source / stored target):")
+        lines.extend(
+            f"- {r.type}: {', '.join(r.source_nouns) or '-'} / {', '.join(r.target_nouns) or '-'}" for r in nouned
+        )
     if context.quantity_properties:
         lines.append(
             'Quantities (a superlative such as "the most populous" ranks t by one: "order": {"property": P, '

@@ -5,8 +5,9 @@ whatever the question said. Each relation's words are read from the loaded schem
 ("ACTED_IN" -> acted, in) and its description ("the person acted in the film"). A question word matches one
 of them when their crude stems agree ("directed", "director", "direction" -> "direct"), so any SKB's relation
 names work without a word list; name words count twice a description's. The schema's phrases for a relation
-(`RelationType.phrases`, "is spoken in") count as its name, and said right around a mention they tell which way
-the relation is walked (`phrase_direction`). Pure.
+(`RelationType.phrases`, "is spoken in") and its role nouns (`RelationType.source_nouns`, "capital") count as its
+name, and said right around a mention they tell which way the relation is walked (`phrase_direction`,
+`noun_direction`). Pure.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ class RelationWords:
     # the phrases' words as said with the stored source first (forward) and with the stored target first
     forward: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     inverse: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # the stems of the schema's role nouns, word by word: what the stored source (target) is called as seen from
+    # the other end ("capital", "parent term"); they name the relation too, and "the Ns of X" / "X's Ns" says
+    # which end the answer is (`noun_direction`)
+    source_nouns: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    target_nouns: Mapping[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # the stems of the schema's type words: a noun's type word ("neighbouring *country*") names no relation
+    type_stems: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, schema: SkbSchema) -> RelationWords:
@@ -116,11 +124,19 @@ class RelationWords:
             },
             {r.type: tuple(f for p in r.phrases for f in phrase_forms(p)) for r in schema.relation_types},
             {r.type: tuple(f for p in r.inverse_phrases for f in phrase_forms(p)) for r in schema.relation_types},
+            {r.type: tuple(_noun_stems(n) for n in r.source_nouns) for r in schema.relation_types},
+            {r.type: tuple(_noun_stems(n) for n in r.target_nouns) for r in schema.relation_types},
+            stems(" ".join(word for t in schema.node_types for word in (t.label, *t.aliases))),
         )
 
     def named_by(self, relation: str) -> frozenset[str]:
-        """The stems of the relation's name and of its schema phrases."""
-        return self.names.get(relation, frozenset()) | self.phrases.get(relation, frozenset())
+        """The stems of the relation's name, of its schema phrases and of its role nouns (but their type words)."""
+        nouns = (*self.source_nouns.get(relation, ()), *self.target_nouns.get(relation, ()))
+        return (
+            self.names.get(relation, frozenset())
+            | self.phrases.get(relation, frozenset())
+            | frozenset(word for noun in nouns for word in noun if word not in _FUNCTION | self.type_stems)
+        )
 
     def score(self, relation: str, question_stems: frozenset[str]) -> float:
         name = self.named_by(relation)
@@ -167,12 +183,11 @@ class RelationWords:
             return True
         return None
 
-    def phrase_direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
-        """Whether an anchor walks `relation` in its stored direction, read off one of the schema's phrases right
-        around it: a forward phrase ends just before it ("what is a subtype of X": X is the stored target, walked
-        into) or starts just after it ("X is a subtype of what": X is the stored source, walked out of); an
-        inverse phrase the other way round. None when no phrase is there, or phrases say both ways (a relation
-        worded alike both ways, such as "borders")."""
+    def phrase_ways(self, relation: str, before: Sequence[str], after: Sequence[str]) -> frozenset[bool]:
+        """The ways one of the schema's phrases right around an anchor says it walks `relation`: True (in its
+        stored direction) when a forward phrase starts just after it ("X is a subtype of what": X is the stored
+        source) or an inverse phrase ends just before it; False the other way round ("what is a subtype of X").
+        Both for a relation worded alike both ways ("borders", "is linked to"); empty when no phrase is there."""
         lead = tuple(word.lower() for word in before)
         trail = tuple(word.lower() for word in after)
         ways = set()
@@ -182,7 +197,65 @@ class RelationWords:
                     ways.add(not stored_source_first)
                 if trail[: len(words)] == words:  # the anchor is the phrase's subject
                     ways.add(stored_source_first)
-        return ways.pop() if len(ways) == 1 else None
+        return frozenset(ways)
+
+    def phrase_direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
+        """Whether an anchor walks `relation` in its stored direction, read off one of the schema's phrases right
+        around it (`phrase_ways`); None when no phrase is there, or phrases say both ways."""
+        ways = self.phrase_ways(relation, before, after)
+        return next(iter(ways)) if len(ways) == 1 else None
+
+    def nouns_said(self, relation: str, text: str) -> int:
+        """How many times `text` says one of the relation's role nouns, in any number ("the neighbours of ...")."""
+        said = [stem(word) for word in _WORD.findall(text.lower())]
+        nouns = sorted({*self.source_nouns.get(relation, ()), *self.target_nouns.get(relation, ())}, key=len)
+        count, at = 0, 0
+        while at < len(said):  # the longest noun at each word, none overlapping ("neighbouring country" once)
+            taken = max((len(noun) for noun in nouns if tuple(said[at : at + len(noun)]) == noun), default=0)
+            count, at = count + bool(taken), at + max(taken, 1)
+        return count
+
+    def nouns_at(self, said: Sequence[str], start: int) -> list[tuple[str, bool, int]]:
+        """The role nouns whose stems start `said` (word stems) at `start`: (relation, names the stored source?,
+        words taken)."""
+        found: list[tuple[str, bool, int]] = []
+        for nouns, source_end in ((self.source_nouns, True), (self.target_nouns, False)):
+            for relation, options in nouns.items():
+                found.extend(
+                    (relation, source_end, len(noun))
+                    for noun in options
+                    if tuple(said[start : start + len(noun)]) == noun
+                )
+        return found
+
+    def noun_ends(self, relation: str, before: Sequence[str], after: Sequence[str]) -> frozenset[bool]:
+        """Which ends of `relation` the schema's role nouns owned by an anchor name: True for the stored source
+        ("the capitals of X", "X's capital": a source noun), False for the stored target ("the parent terms of
+        X"); empty when no noun is there."""
+        lead = [stem(word.lower()) for word in before]
+        if lead and lead[-1] == "the":
+            lead.pop()
+        owner_lead = lead[:-1] if lead and lead[-1] == "of" else []  # "the Ns of X"
+        trail = [stem(word.lower()) for word in after]
+        owner_trail = trail[1:] if trail[:1] == ["s"] else trail  # "X's Ns" (its s a word of its own), "Xs' Ns"
+        ends = set()
+        for nouns, source_end in ((self.source_nouns, True), (self.target_nouns, False)):
+            for noun in nouns.get(relation, ()):
+                if (owner_lead and tuple(owner_lead[-len(noun) :]) == noun) or tuple(owner_trail[: len(noun)]) == noun:
+                    ends.add(source_end)
+        return frozenset(ends)
+
+    def noun_direction(self, relation: str, before: Sequence[str], after: Sequence[str]) -> bool | None:
+        """Whether an anchor walks `relation` in its stored direction, read off a role noun it owns (`noun_ends`):
+        a source noun's answer is the stored source, so the walk goes into the anchor; a target noun's out of it.
+        None when no noun is there, or nouns say both ways (a neighbour is either end of BORDERS)."""
+        ends = self.noun_ends(relation, before, after)
+        return (not next(iter(ends))) if len(ends) == 1 else None
+
+
+def _noun_stems(noun: str) -> tuple[str, ...]:
+    """A role noun as the stems of its words, compared word by word ("parent terms" and "parent term" alike)."""
+    return tuple(stem(word) for word in noun.split())
 
 
 __all__ = ["RelationWords", "phrase_forms", "plural_verb", "spaced_name", "stem", "stems"]

@@ -80,6 +80,8 @@ HPO_SCHEMA = SkbSchema(
             description="subclass to parent class",
             phrases=("is a", "is a kind of", "is a subtype of"),
             inverse_phrases=("is a parent term of", "is a broader term than"),
+            source_nouns=("subtype", "child term", "narrower term"),
+            target_nouns=("parent term", "broader term"),
         ),
         RelationType(
             type="HAS_PHENOTYPE",

@@ -75,9 +75,9 @@ def _other_loaded_skb(session: Session, name: str) -> str | None:
 
 
 def describes_same_data(stored: SkbSchema, current: SkbSchema) -> bool:
-    """Whether two schemas differ only in what describes the data (descriptions, type aliases, synonym fields, relation phrases),
-    not in what the load writes from it (labels, text fields, relations): then the stored one can be replaced
-    without reloading."""
+    """Whether two schemas differ only in what describes the data (descriptions, type aliases, synonym fields,
+    relation phrases and nouns), not in what the load writes from it (labels, text fields, relations): then the
+    stored one can be replaced without reloading."""
 
     def written(schema: SkbSchema) -> object:
         return (

@@ -79,6 +79,8 @@ class RelationPair(BaseModel):
 
 # A relation phrase: lower-case words, as a sentence between its two nodes says them ("is located in").
 RelationPhrase = Annotated[str, Field(pattern=r"^[a-z][a-z'-]*( [a-z][a-z'-]*){0,7}$")]
+# A role noun: what one end of a relation is called as seen from the other, singular ("capital", "parent term").
+RelationNoun = Annotated[str, Field(pattern=r"^[a-z][a-z'-]*( [a-z][a-z'-]*){0,3}$")]
 
 
 class RelationType(BaseModel):
@@ -96,6 +98,16 @@ class RelationType(BaseModel):
     inverse_phrases: tuple[RelationPhrase, ...] = Field(
         default=(),
         description="The same with the stored target first: 'contains' ('Y contains X')",
+    )
+    source_nouns: tuple[RelationNoun, ...] = Field(
+        default=(),
+        description="What the stored source is called as seen from the target, singular: 'capital' for "
+        "City-[:CAPITAL_OF]->Country ('the capital of Y', \"Y's capital\"), 'director' for Person-[:DIRECTED]->Film",
+    )
+    target_nouns: tuple[RelationNoun, ...] = Field(
+        default=(),
+        description="What the stored target is called as seen from the source: 'neighbour' for BORDERS, "
+        "'parent term' for IS_A ('the parent terms of X')",
     )
 
     @model_validator(mode="after")

@@ -610,6 +610,8 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                 ),
                 "phrases": ["is part of", "is a division of"],
                 "inverse_phrases": ["is divided into", "has the part"],
+                "source_nouns": ["division", "part"],
+                "target_nouns": ["parent"],
             },
             {
                 "type": "IN_REGION",
@@ -624,6 +626,8 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                 "description": "the two countries share a land border; symmetric, stored in both directions",
                 "phrases": ["borders", "shares a border with"],
                 "inverse_phrases": ["borders", "shares a border with"],
+                "source_nouns": ["neighbour", "neighbor", "neighbouring country"],
+                "target_nouns": ["neighbour", "neighbor", "neighbouring country"],
             },
             {
                 "type": "CAPITAL_OF",
@@ -631,6 +635,7 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                 "description": "the city is the capital of the country",
                 "phrases": ["is the capital of"],
                 "inverse_phrases": ["has the capital", "has as its capital"],
+                "source_nouns": ["capital", "capital city"],
             },
             {
                 "type": "USES_CURRENCY",
@@ -638,6 +643,7 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                 "description": "the country uses the currency (legal tender there)",
                 "phrases": ["uses the currency", "pays with"],
                 "inverse_phrases": ["is the currency of", "is used in"],
+                "target_nouns": ["currency"],
             },
             {
                 "type": "HAS_LANGUAGE",
@@ -648,6 +654,7 @@ def schema(versions: dict[str, str]) -> dict[str, Any]:
                 ),
                 "phrases": ["has the language", "speaks"],
                 "inverse_phrases": ["is spoken in", "is a language of"],
+                "target_nouns": ["language"],
             },
         ],
     }

@@ -3,6 +3,8 @@ descriptions; the largest relation only when the words say nothing, the negative
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -10,6 +12,7 @@ from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, phrase_
 from grasp_agent.graph_branch.mentions import Mention
 from grasp_agent.graph_branch.plan import parse_plan
 from grasp_agent.graph_branch.procedure_calls import NodeLink
+from grasp_agent.graph_branch.prompts import schema_block
 from grasp_agent.graph_branch.relation_words import RelationWords, stem, stem_forms, stems
 from grasp_agent.graph_branch.schema_paths import SchemaHop, shortest_meta_path
 from grasp_agent.skb.context import SkbContext
@@ -384,6 +387,7 @@ def test_a_phrase_right_around_an_anchor_says_which_way_it_is_walked(
         ("Peru speaks what?", "Peru", "Country", "Language"),
         ("What is part of Polynesia?", "Polynesia", "Region", "Region"),
         ("Tell me about Peru.", "Peru", "Country", None),
+        ("Which is it that Peru borders?", "Peru", "Country", "Country"),  # worded alike both ways: either end
     ],
 )
 def test_a_phrase_around_an_anchor_says_the_asked_type_of_a_question_that_names_none(
@@ -392,3 +396,235 @@ def test_a_phrase_around_an_anchor_says_the_asked_type_of_a_question_that_names_
     patterns = [(p.source, r.type, p.target) for r in GEO_LIKE.relation_types for p in r.pairs]
     rows = [_row(anchor, label, 1.0)]
     assert phrase_asked(question, rows, [anchor], patterns, RelationWords.of(GEO_LIKE)) == asked
+
+
+NOUNED = SkbSchema.model_validate(
+    {
+        "name": "places",
+        "node_types": [{"label": "Country"}, {"label": "City"}, {"label": "Language"}, {"label": "Term"}],
+        "relation_types": [
+            {
+                "type": "BORDERS",
+                "pairs": [{"source": "Country", "target": "Country"}],
+                "source_nouns": ["neighbour"],
+                "target_nouns": ["neighbour"],
+            },
+            {
+                "type": "CAPITAL_OF",
+                "pairs": [{"source": "City", "target": "Country"}],
+                "phrases": ["is the capital of"],
+                "source_nouns": ["capital"],
+            },
+            {"type": "LOCATED_IN", "pairs": [{"source": "City", "target": "Country"}]},
+            {"type": "HAS_LANGUAGE", "pairs": [{"source": "Country", "target": "Language"}], "phrases": ["speaks"]},
+            {
+                "type": "SUBCLASS_OF",
+                "pairs": [{"source": "Term", "target": "Term"}],
+                "source_nouns": ["narrower term"],
+                "target_nouns": ["parent term"],
+            },
+        ],
+    }
+)
+NOUNED_CONTEXT = SkbContext(
+    schema=NOUNED,
+    pattern_counts={
+        ("Country", "BORDERS", "Country"): 600,
+        ("City", "CAPITAL_OF", "Country"): 200,
+        ("City", "LOCATED_IN", "Country"): 9000,
+        ("Country", "HAS_LANGUAGE", "Language"): 700,
+        ("Term", "SUBCLASS_OF", "Term"): 5000,
+    },
+    label_counts={"Country": 250, "City": 9000, "Language": 500, "Term": 5000},
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "relation", "ends"),
+    [
+        ("what are the narrower terms of", "", "SUBCLASS_OF", {True}),  # "the Ns of X"
+        ("which are the parent terms of the", "", "SUBCLASS_OF", {False}),
+        ("what are", "s narrower terms", "SUBCLASS_OF", {True}),  # "X's Ns": the possessive's s is its own word
+        ("name", "parent terms", "SUBCLASS_OF", {False}),  # "Xs' parent terms"
+        ("the terms narrower than", "", "SUBCLASS_OF", set()),  # no noun of the relation
+        ("what is the term of", "", "SUBCLASS_OF", set()),  # half a noun says nothing
+        ("the neighbours of", "", "BORDERS", {True, False}),  # either end of a symmetric relation
+        ("what is the capital of", "", "CAPITAL_OF", {True}),
+        ("the capital", "", "CAPITAL_OF", set()),  # a noun not owned by the anchor
+    ],
+)
+def test_a_role_noun_owned_by_an_anchor_names_an_end_of_the_relation(
+    before: str, after: str, relation: str, ends: set[bool]
+) -> None:
+    words = RelationWords.of(NOUNED)
+    assert words.noun_ends(relation, before.split(), after.split()) == ends
+    direction = words.noun_direction(relation, before.split(), after.split())
+    assert direction is ((not next(iter(ends))) if len(ends) == 1 else None)
+
+
+def test_role_nouns_count_as_the_relations_name() -> None:
+    words = RelationWords.of(NOUNED)
+    assert "neighb" in words.named_by("BORDERS") and "capita" in words.named_by("CAPITAL_OF")
+    assert shortest_meta_path("Country", "City", NOUNED_CONTEXT.pattern_counts, "the capitals of X", words) == [
+        SchemaHop("Country", "CAPITAL_OF", "City")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "label", "relations", "target", "asked"),
+    [
+        # a self-relation's noun owned by the anchor adds its hop on the way to another type; the outermost noun
+        # of a chain is asked for; a noun that more words follow names a station, not the asked end
+        ("Name the capitals of Chile's neighbours.", "Chile", "Country", ["BORDERS", "CAPITAL_OF"], "City", "City"),
+        (
+            "What languages do Ecuador's neighbours speak?",
+            "Ecuador",
+            "Country",
+            ["BORDERS", "HAS_LANGUAGE"],
+            "Language",
+            None,
+        ),
+        ("What languages are spoken in Ecuador?", "Ecuador", "Country", ["HAS_LANGUAGE"], "Language", None),
+        # a question naming no type asks for the end the noun names
+        ("Who are the neighbours of Laos?", "Laos", "Country", ["BORDERS"], "Country", "Country"),
+        ("What is Peru's capital?", "Peru", "Country", ["CAPITAL_OF"], "City", "City"),
+        # a noun that more words follow names a station, not the asked end
+        (
+            "What do the neighbours of Laos speak?",
+            "Laos",
+            "Country",
+            ["BORDERS", "HAS_LANGUAGE"],
+            "Language",
+            "Language",
+        ),
+    ],
+)
+def test_role_nouns_read_chains_and_the_asked_end(
+    question: str, anchor: str, label: str, relations: list[str], target: str, asked: str | None
+) -> None:
+    table = EntityTable((_row(anchor, label, 1.0),))
+    plan = HeuristicPlanner(NOUNED_CONTEXT).build(question, table)
+    assert [hop.relation for hop in plan.hops] == relations and plan.target.type == target
+    patterns = list(NOUNED_CONTEXT.pattern_counts)
+    assert phrase_asked(question, [_row(anchor, label, 1.0)], [anchor], patterns, RelationWords.of(NOUNED)) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "outgoing"),
+    [("What are the narrower terms of Ataxia?", False), ("Name Ataxia's parent terms.", True)],
+)
+def test_a_role_noun_says_which_way_a_relation_within_one_type_is_walked(question: str, outgoing: bool) -> None:
+    table = EntityTable((_row("Ataxia", "Term", 1.0),))
+    plan = HeuristicPlanner(NOUNED_CONTEXT).build(question, table)
+    assert [(hop.relation, hop.source == "a1") for hop in plan.hops] == [("SUBCLASS_OF", True)]
+    assert plan.hops[0].direction.value == ("out" if outgoing else "in")
+
+
+def test_a_role_nouns_type_word_names_no_relation() -> None:
+    schema = NOUNED.model_copy(
+        update={
+            "relation_types": tuple(
+                r.model_copy(update={"target_nouns": ("neighbouring country",)}) if r.type == "BORDERS" else r
+                for r in NOUNED.relation_types
+            )
+        }
+    )
+    words = RelationWords.of(schema)
+    assert "neighb" in words.named_by("BORDERS") and not stems("countries") & words.named_by("BORDERS")
+    assert words.noun_ends("BORDERS", "the neighbouring countries of".split(), []) == {False}
+    # the longest noun at a word, once: with its type word, "neighbouring countries" is one role noun
+    both = schema.model_copy(
+        update={
+            "relation_types": tuple(
+                r.model_copy(update={"target_nouns": ("neighbour", "neighbouring country")})
+                if r.type == "BORDERS"
+                else r
+                for r in NOUNED.relation_types
+            )
+        }
+    )
+    assert RelationWords.of(both).nouns_said("BORDERS", "Kenya's neighbouring countries and their neighbours") == 2
+    context = dataclasses.replace(NOUNED_CONTEXT, schema=both)
+    plan = HeuristicPlanner(context).build(
+        "What are Kenya's neighbouring countries?", EntityTable((_row("Kenya", "Country", 1.0),))
+    )
+    assert [hop.relation for hop in plan.hops] == ["BORDERS"]  # the noun's type word names no station
+
+
+REGIONS = SkbSchema.model_validate(
+    {
+        "name": "regions",
+        "node_types": [{"label": "Country"}, {"label": "Region", "aliases": ["sub-region"]}],
+        "relation_types": [
+            {
+                "type": "IN_REGION",
+                "pairs": [{"source": "Country", "target": "Region"}],
+                "phrases": ["is in the region"],
+                "inverse_phrases": ["includes"],
+            },
+            {
+                "type": "PART_OF",
+                "pairs": [{"source": "Region", "target": "Region"}],
+                "phrases": ["is a division of"],
+                "inverse_phrases": ["is divided into"],
+                "source_nouns": ["division"],
+            },
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "outgoing"),
+    [
+        ("The sub-regions that include Nigeria are a division of what?", True),  # the sub-regions, the subject
+        ("Which sub-regions are divided into the sub-regions that include Nigeria?", None),  # no phrase at Nigeria
+    ],
+)
+def test_a_phrase_next_to_the_mention_directs_the_outer_hop_of_nested_wording(question: str, outgoing: bool) -> None:
+    context = SkbContext(
+        schema=REGIONS,
+        pattern_counts={("Country", "IN_REGION", "Region"): 250, ("Region", "PART_OF", "Region"): 20},
+        label_counts={"Country": 250, "Region": 30},
+    )
+    plan = HeuristicPlanner(context).build(question, EntityTable((_row("Nigeria", "Country", 1.0),)))
+    assert [hop.relation for hop in plan.hops] == ["IN_REGION", "PART_OF"]
+    expected = {True: "out", False: "in", None: "any"}[outgoing]
+    assert plan.hops[1].direction.value == expected
+
+
+def test_llm_planners_see_the_schemas_role_nouns() -> None:
+    block = schema_block(NOUNED_CONTEXT)
+    assert "- SUBCLASS_OF: narrower term / parent term" in block and "- CAPITAL_OF: capital / -" in block
+    assert "What one end of a relation is called" not in schema_block(FILM_CONTEXT)
+
+
+def test_a_relation_worded_alike_both_ways_still_says_the_asked_type_at_the_other_end() -> None:
+    schema = SkbSchema.model_validate(
+        {
+            "name": "genes",
+            "node_types": [{"label": "Gene"}, {"label": "Phenotype"}, {"label": "Disease"}],
+            "relation_types": [
+                {
+                    "type": "ASSOCIATED_WITH",
+                    "pairs": [{"source": "Gene", "target": "Phenotype"}, {"source": "Gene", "target": "Disease"}],
+                    "phrases": ["is linked to"],
+                    "inverse_phrases": ["is linked to"],
+                },
+                {
+                    "type": "HAS_PHENOTYPE",
+                    "pairs": [{"source": "Disease", "target": "Phenotype"}],
+                    "phrases": ["presents with"],
+                },
+            ],
+        }
+    )
+    words = RelationWords.of(schema)
+    patterns = [(p.source, r.type, p.target) for r in schema.relation_types for p in r.pairs]
+    assert words.phrase_ways("ASSOCIATED_WITH", [], "is linked to what".split()) == {True, False}
+    assert words.phrase_direction("ASSOCIATED_WITH", [], "is linked to what".split()) is None
+    rows = [_row("Trichoschisis", "Phenotype", 1.0)]
+    assert phrase_asked("Trichoschisis is linked to what?", rows, ["Trichoschisis"], patterns, words) == "Gene"
+    # from a gene the phrase reaches two types: it says neither
+    genes = [_row("KCNQ2", "Gene", 1.0)]
+    assert phrase_asked("KCNQ2 is linked to what?", genes, ["KCNQ2"], patterns, words) is None

@@ -120,6 +120,15 @@ def test_a_schema_that_only_rewords_the_data_replaces_the_stored_one_without_a_r
         }
     )
     assert older != HPO_SCHEMA and describes_same_data(older, HPO_SCHEMA)
+    unworded = HPO_SCHEMA.model_copy(
+        update={
+            "relation_types": tuple(
+                r.model_copy(update={"phrases": (), "inverse_phrases": (), "source_nouns": (), "target_nouns": ()})
+                for r in HPO_SCHEMA.relation_types
+            )
+        }
+    )
+    assert unworded != HPO_SCHEMA and describes_same_data(unworded, HPO_SCHEMA)  # relation phrases and nouns
     # a text field more changes every document: that is a reload, not a rewording
     wider = HPO_SCHEMA.model_copy(
         update={

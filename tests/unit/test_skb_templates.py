@@ -30,7 +30,11 @@ from grasp_agent.evaluation.skb_templates import (
     word_question,
     wording_form,
 )
+from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import NodeType, RelationType, SkbSchema
+from tests.unit.test_graph_branch_units import _row
 
 FILM_PATTERNS = [("Person", "DIRECTED", "Film"), ("Person", "ACTED_IN", "Film"), ("Film", "PRODUCED_BY", "Studio")]
 
@@ -198,7 +202,7 @@ def test_a_short_form_is_used_only_where_it_leaves_one_reading_of_each_step() ->
     # "what fits both?" says neither relation nor type; the explicit form names the relations
     assert wording_form(both, "implied", schema) == "explicit"
     assert word_question(both, [AnchorText("Ada", "person"), AnchorText("Acme", "studio")], "implied", schema, rng) == (
-        "What is linked to Ada by directed and to Acme by produced by?"
+        "What is connected to Ada by directed and to Acme by produced by?"
     )
     # ... which does not say which way a film's sequel relation goes: then the question is worded as "which"
     sequels = Template(((Step("SEQUEL_OF", True, "Film", "Film"),), (directed,)))
@@ -382,3 +386,115 @@ def test_an_implied_question_says_the_relation_by_its_phrase() -> None:
         word_question(sequel, [AnchorText("Heat", "film")], "implied", schema, random.Random(s)) for s in range(20)
     }
     assert texts == {"What is a sequel to Heat?", "Heat has the sequel what?"}
+
+
+def test_a_role_noun_is_up_to_four_lower_case_words() -> None:
+    for bad in ("Capital", "capital.", "", "a b c d e", "parent  term"):
+        with pytest.raises(ValidationError):
+            RelationType.model_validate(
+                {"type": "IN", "pairs": [{"source": "A", "target": "B"}], "source_nouns": [bad]}
+            )
+    relation = RelationType.model_validate(
+        {"type": "IN", "pairs": [{"source": "A", "target": "B"}], "target_nouns": ["parent term", "next-of-kin"]}
+    )
+    assert relation.target_nouns == ("parent term", "next-of-kin")
+
+
+def _nouned_schema() -> SkbSchema:
+    return SkbSchema.model_validate(
+        {
+            "name": "places",
+            "node_types": [{"label": "Country"}, {"label": "City"}, {"label": "Language"}],
+            "relation_types": [
+                {
+                    "type": "BORDERS",
+                    "pairs": [{"source": "Country", "target": "Country"}],
+                    "phrases": ["borders"],
+                    "inverse_phrases": ["borders"],
+                    "source_nouns": ["neighbour"],
+                    "target_nouns": ["neighbour"],
+                },
+                {
+                    "type": "CAPITAL_OF",
+                    "pairs": [{"source": "City", "target": "Country"}],
+                    "phrases": ["is the capital of"],
+                    "inverse_phrases": ["has the capital"],
+                    "source_nouns": ["capital"],
+                },
+                {
+                    "type": "HAS_LANGUAGE",
+                    "pairs": [{"source": "Country", "target": "Language"}],
+                    "phrases": ["speaks"],
+                    "inverse_phrases": ["is spoken in"],
+                },
+                # two pairs: "the members of X" would not say whether cities or countries are meant
+                {
+                    "type": "MEMBER_OF",
+                    "pairs": [{"source": "City", "target": "Language"}, {"source": "Country", "target": "Language"}],
+                    "source_nouns": ["member"],
+                },
+            ],
+        }
+    )
+
+
+def test_the_nouns_family_says_steps_by_the_schemas_role_nouns() -> None:
+    schema = _nouned_schema()
+    capital = Step("CAPITAL_OF", False, "Country", "City")
+    neighbour = Step("BORDERS", True, "Country", "Country")
+    language = Step("HAS_LANGUAGE", True, "Country", "Language")
+    chile = [AnchorText("Chile", "country")]
+
+    def worded(template: Template) -> set[str]:
+        return {word_question(template, chile, "nouns", schema, random.Random(s)) for s in range(30)}
+
+    assert worded(Template(((capital,),))) == {"What are the capitals of Chile?", "Name Chile's capitals."}
+    assert worded(Template(((neighbour, capital),))) == {
+        "What are the capitals of Chile's neighbours?",
+        "Name the capitals of the neighbours of Chile.",
+    }
+    # the step without nouns said by a phrase with the reached node first
+    assert worded(Template(((neighbour, language),))) == {"Which languages are spoken in Chile's neighbours?"}
+    # the first step said by a clause when only the last has nouns
+    spoken = Step("HAS_LANGUAGE", False, "Language", "Country")
+    assert {
+        word_question(Template(((spoken, capital),)), [AnchorText("Quechua", "language")], "nouns", schema, rng)
+        for rng in map(random.Random, range(30))
+    } == {
+        "What are the capitals of the countries that speak Quechua?",
+        "What are the capitals of the countries that Quechua is spoken in?",
+    }
+    # no nouns, two legs, or a noun that leaves the reached type open: worded as "which"
+    for template in (
+        Template(((language,),)),
+        Template(((capital,), (Step("BORDERS", False, "Country", "Country"),))),
+        Template(((Step("MEMBER_OF", False, "Language", "City"),),)),
+    ):
+        assert wording_form(template, "nouns", schema) is None
+    assert wording_form(Template(((neighbour, capital),)), "nouns", schema) == "short"
+
+
+def test_the_heuristic_planner_reads_each_nouns_question_back_into_its_walk() -> None:
+    schema = _nouned_schema()
+    patterns = [(pair.source, r.type, pair.target) for r in schema.relation_types for pair in r.pairs]
+    context = SkbContext(
+        schema=schema,
+        pattern_counts=dict.fromkeys(patterns, 100),
+        label_counts={"Country": 250, "City": 9000, "Language": 500},
+    )
+    planner = HeuristicPlanner(context)
+    names = {"Country": "Chile", "City": "Lima", "Language": "Quechua"}
+    read = 0
+    for template in schema_templates(patterns):
+        leg = template.legs[0]
+        if wording_form(template, "nouns", schema) != "short" or (
+            len(leg) == 2 and leg[0].relation == leg[1].relation and leg[0].outgoing != leg[1].outgoing
+        ):
+            continue  # walking one relation back (the capitals of the country whose capital is X) has no answers
+        anchor = template.legs[0][0].source
+        question = word_question(template, [AnchorText(names[anchor], None)], "nouns", schema, random.Random(0))
+        plan = planner.build(question, EntityTable((_row(names[anchor], anchor, 1.0),)))
+        walked = [hop.relation for hop in plan.hops]
+        assert (walked, plan.target.type) == ([step.relation for step in template.legs[0]], template.target), question
+        read += 1
+    assert read >= 8
