@@ -384,12 +384,14 @@ class RelationPhrasing:
 
     def options(self, step: Step, anchor: str) -> list[tuple[bool, str]]:
         """(reached node first?, phrase) to choose from; a phrase ending in an article ("is a") is left out
-        before a noun phrase ("is a the findings that ...") when another phrase is there."""
+        where nothing it could go with follows it, when another phrase is there: at the end of a clause with the
+        anchor first ("the features that X is a"), and before a noun phrase ("is a the findings that ...")."""
         options = [(True, p) for p in self.reached_first(step)] + [(False, p) for p in self.anchor_first(step)]
-        if anchor.lower().startswith("the "):
-            fitting = [(first, p) for first, p in options if not first or p.split()[-1] not in ("a", "an")]
-            return fitting or options
-        return options
+        before_noun_phrase = anchor.lower().startswith("the ")
+        fitting = [
+            (first, p) for first, p in options if p.split()[-1] not in ("a", "an") or (first and not before_noun_phrase)
+        ]
+        return fitting or options
 
     def choose(self, step: Step, anchor: str, rng: random.Random) -> tuple[bool, str] | None:
         """One of `options` (reached node first?, phrase), or None when the relation has no phrases."""

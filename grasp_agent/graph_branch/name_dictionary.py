@@ -277,11 +277,12 @@ def read_name_dictionary(
 
 
 def schema_words(schema: SkbSchema) -> frozenset[str]:
-    """The normalised words of the schema's type labels and aliases, relation names and phrases, each also with a
-    final s added or taken off ("contains" / "contain", "nation" / "nations"). Pure."""
+    """The normalised words of the schema's type labels and aliases, relation names, phrases and role nouns, each
+    also with a final s added or taken off ("contains" / "contain", "nation" / "nations"). Pure."""
     texts = [spaced_name(t.label) for t in schema.node_types] + [a for t in schema.node_types for a in t.aliases]
     texts += [spaced_name(r.type) for r in schema.relation_types]
     texts += [p for r in schema.relation_types for p in (*r.phrases, *r.inverse_phrases)]
+    texts += [n for r in schema.relation_types for n in (*r.source_nouns, *r.target_nouns)]
     words = {token for text in texts for token, *_ in phrase_tokens(text)}
     return frozenset(words | {w + "s" for w in words} | {w[:-1] for w in words if w.endswith("s")})
 

@@ -205,11 +205,13 @@ def test_a_word_of_the_schema_is_never_read_as_a_misspelt_name() -> None:
                     "type": "LOCATED_IN",
                     "pairs": [{"source": "City", "target": "Country"}],
                     "inverse_phrases": ["contains"],
-                }
+                },
+                {"type": "CAPITAL_OF", "pairs": [{"source": "City", "target": "Country"}], "source_nouns": ["capital"]},
             ],
         }
     )
     words = schema_words(schema)
     assert {"contains", "contain", "located", "city", "cities"} - words == {"cities"}  # a final s only, no y -> ies
+    assert {"capital", "capitals"} <= words  # role nouns too
     assert NameDictionary(entries, words).matches(question) == []
     assert NameDictionary(entries, words).matches("Which country holds Contai?")[0].text == "Contai"  # exact still

@@ -498,3 +498,29 @@ def test_the_heuristic_planner_reads_each_nouns_question_back_into_its_walk() ->
         assert (walked, plan.target.type) == ([step.relation for step in template.legs[0]], template.target), question
         read += 1
     assert read >= 8
+
+
+def test_a_phrase_ending_in_an_article_never_ends_a_clause() -> None:
+    schema = SkbSchema.model_validate(
+        {
+            "name": "terms",
+            "node_types": [{"label": "Term"}],
+            "relation_types": [
+                {
+                    "type": "IS_A",
+                    "pairs": [{"source": "Term", "target": "Term"}],
+                    "phrases": ["is a", "is a kind of"],
+                    "inverse_phrases": ["is a parent of"],
+                }
+            ],
+        }
+    )
+    up, down = Step("IS_A", True, "Term", "Term"), Step("IS_A", False, "Term", "Term")
+    texts = {
+        word_question(Template((leg,)), [AnchorText("Ataxia", "term")], family, schema, random.Random(seed))
+        for leg in ((up,), (down,), (up, up), (down, up))
+        for family in ("which", "find", "list", "implied")
+        for seed in range(12)
+    }
+    assert not [t for t in texts if t.rstrip("?.").endswith((" is a", " are a", " is a what", " are a what"))]
+    assert any(" are a Ataxia" in t or " are a kind of Ataxia" in t for t in texts)  # before a name it may stand
