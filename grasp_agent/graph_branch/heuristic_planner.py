@@ -446,7 +446,7 @@ class HeuristicPlanner:
             if label != target_label and label not in anchored
         ]
         if (
-            target_label not in anchored or self._role_nouns(question, table, target_label) >= 2
+            target_label not in anchored or self._role_nouns(_outside_named(question, table), target_label) >= 2
         ) and self._names_target_twice(question, table, target_label):
             # "which countries border the countries that speak X": the second word naming the asked type is a
             # station, reached from the anchor and left along the type's own relation the words name; so is the
@@ -478,8 +478,8 @@ class HeuristicPlanner:
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
             # role nouns the mention owns say the first hops themselves ("the capitals of X's neighbours"); the
             # rest of the way to the target is the schema's
-            lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
-            walk, _ = noun_walk(row.best.label, lead, trail, self._context.pattern_counts, self._routes.relation_words)
+            scope = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+            walk, _ = noun_walk(row.best.label, *scope, self._context.pattern_counts, self._routes.relation_words)
             if walk:
                 end = walk[-1].target
                 rest = [] if end == target_label else routes.path(end, target_label, context_words)
@@ -526,7 +526,7 @@ class HeuristicPlanner:
                     path = _after_walk(walk, onward) if onward else path
                 else:
                     path = _via_route(routes, row.best.label, target_label, stations, legs, cue) or path
-                path = self._onward_directions(question, row, mentions, path)
+                path = self._onward_directions(scope, path)
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
             alias = row.names_best_by_alias
             if (described or alias) and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
@@ -583,7 +583,7 @@ class HeuristicPlanner:
         named = [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
         frame = relevance_text(question, named)
         words = self._routes.relation_words
-        role_nouns = self._role_nouns(question, table, target_label)
+        role_nouns = self._role_nouns(frame, target_label)
         if type_word_count(question, target_label, self._context.schema, named) + role_nouns < 2:
             return False
         return any(
@@ -592,7 +592,7 @@ class HeuristicPlanner:
         )
 
     def _onward_directions(
-        self, question: str, row: EntityRow, mentions: list[str], path: list[SchemaHop] | None
+        self, scope: tuple[list[str], list[str]], path: list[SchemaHop] | None
     ) -> list[SchemaHop] | None:
         """A later hop of a route along a relation within one type, read both ways, directed by a phrase or role
         noun of that relation right around the mention, when the first hop walks another relation: nested
@@ -601,7 +601,7 @@ class HeuristicPlanner:
         if not path or len(path) < 2:
             return path
         words = self._routes.relation_words
-        lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+        lead, trail = scope  # the mention's phrase window
         directed = list(path)
         for index, hop in enumerate(path[1:], start=1):
             if hop.source != hop.target or hop.outgoing is not None or hop.relation == path[0].relation:
@@ -612,11 +612,9 @@ class HeuristicPlanner:
                 directed[index] = dataclasses.replace(hop, outgoing=way)
         return directed
 
-    def _role_nouns(self, question: str, table: EntityTable, target_label: str) -> int:
-        """How many role nouns of one of the asked type's relations with itself the words outside the question's
-        named things say ("the neighbours of the neighbours of X": two)."""
-        named = [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
-        frame = relevance_text(question, named)
+    def _role_nouns(self, frame: str, target_label: str) -> int:
+        """How many role nouns of one of the asked type's relations with itself `frame` (the words outside the
+        question's named things, `_outside_named`) says ("the neighbours of the neighbours of X": two)."""
         loops = [relation for (a, relation, b) in self._context.pattern_counts if a == b == target_label]
         return max((self._routes.relation_words.nouns_said(relation, frame) for relation in loops), default=0)
 
@@ -680,7 +678,11 @@ class HeuristicPlanner:
             # a phrase of the schema right around the name says which end of a relation into the asked type it
             # is ("Which phenotypes are a feature of <a disease and a phenotype's shared name>?")
             lead, trail = _mention_scope(question, rows[i].mention.text, mentions, count=PHRASE_WINDOW)
-            phrased = [label for label in labels if self._phrased_into(label, target, lead, trail)]
+            phrased = [
+                label
+                for label in labels
+                if target in phrase_reached(label, lead, trail, self._context.pattern_counts, words)
+            ]
             if len(phrased) == 1:
                 rows[i] = dataclasses.replace(rows[i], preferred=phrased[0])
                 del tied[i]
@@ -697,18 +699,6 @@ class HeuristicPlanner:
             if routed is not None:
                 rows[i] = dataclasses.replace(rows[i], preferred=routed)
         return EntityTable(tuple(rows))
-
-    def _phrased_into(self, label: str, target: str, lead: Sequence[str], trail: Sequence[str]) -> bool:
-        """Whether a phrase of the schema around a mention reads a node of type `label` there as one end of a
-        relation whose other end is of the asked type `target`, the way the phrase says."""
-        words = self._routes.relation_words
-        for source, relation, stored_target in self._context.pattern_counts:
-            ways = words.phrase_ways(relation, lead, trail) if label in (source, stored_target) else frozenset()
-            if (True in ways and source == label and stored_target == target) or (
-                False in ways and stored_target == label and source == target
-            ):
-                return True
-        return False
 
     @staticmethod
     def _hops(anchor_var: str, path: list[SchemaHop], anchor_number: int) -> list[Hop]:
@@ -775,17 +765,31 @@ def phrase_asked(
             continue
         label = row.best.label
         lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
-        for source, relation, target in patterns:
-            # a relation worded alike both ways ("is linked to", "borders") still reaches the other end of a pair
-            ways = words.phrase_ways(relation, lead, trail) if label in (source, target) else frozenset()
-            if True in ways and source == label:
-                reached.add(target)
-            if False in ways and target == label:
-                reached.add(source)
+        reached |= phrase_reached(label, lead, trail, patterns, words)
         owned = noun_chain(label, lead, trail, patterns, words)
         if owned is not None:
             reached.add(owned)
     return next(iter(reached)) if len(reached) == 1 else None
+
+
+def phrase_reached(
+    label: str,
+    before: Sequence[str],
+    after: Sequence[str],
+    patterns: Iterable[tuple[str, str, str]],
+    words: RelationWords,
+) -> set[str]:
+    """The types at the other end of the relations one of the schema's phrases right around a mention of type
+    `label` says, the way it says them; a relation worded alike both ways ("is linked to", "borders") still
+    reaches the other end of a pair."""
+    reached = set()
+    for source, relation, target in patterns:
+        ways = words.phrase_ways(relation, before, after) if label in (source, target) else frozenset()
+        if True in ways and source == label:
+            reached.add(target)
+        if False in ways and target == label:
+            reached.add(source)
+    return reached
 
 
 def noun_walk(
@@ -851,6 +855,13 @@ def noun_walk(
         current = hop.target
         lead = lead[:start]
     return hops, ends
+
+
+def _outside_named(question: str, table: EntityTable) -> str:
+    """The question without the things it names (its target mentions stay: they are type words)."""
+    return relevance_text(
+        question, [row.mention.text for row in table.rows if row.mention.role is not MentionRole.TARGET]
+    )
 
 
 def _after_walk(walk: list[SchemaHop], rest: list[SchemaHop]) -> list[SchemaHop]:

@@ -208,10 +208,9 @@ class RelationWords:
     def nouns_said(self, relation: str, text: str) -> int:
         """How many times `text` says one of the relation's role nouns, in any number ("the neighbours of ...")."""
         said = [stem(word) for word in _WORD.findall(text.lower())]
-        nouns = sorted({*self.source_nouns.get(relation, ()), *self.target_nouns.get(relation, ())}, key=len)
         count, at = 0, 0
         while at < len(said):  # the longest noun at each word, none overlapping ("neighbouring country" once)
-            taken = max((len(noun) for noun in nouns if tuple(said[at : at + len(noun)]) == noun), default=0)
+            taken = max((length for rel, _, length in self.nouns_at(said, at) if rel == relation), default=0)
             count, at = count + bool(taken), at + max(taken, 1)
         return count
 
