@@ -111,13 +111,49 @@ def _type_word_at(question: str, schema: SkbSchema, after: int) -> tuple[int, st
     return min(found) if found else None
 
 
-def _compound_head(question: str, schema: SkbSchema, hit: tuple[int, str, str]) -> tuple[int, str, str]:
-    """A type word directly followed by another names the last one: 'disease genes' are genes."""
+def _compound_head(
+    question: str, schema: SkbSchema, hit: tuple[int, str, str], name_starts: frozenset[int] = frozenset()
+) -> tuple[int, str, str]:
+    """A type word directly followed by another names the last one: 'disease genes' are genes. Not when the
+    first is a plural ('Which conditions *feature* X?': English compounds take a singular modifier) or a noun
+    phrase follows the second right away ('Which disorder *features* infantile spasms?', '... features an X'): then
+    the second is a verb."""
     while (following := _type_word_at(question, schema, hit[0] + len(hit[2]))) is not None and not question[
         hit[0] + len(hit[2]) : following[0]
     ].strip():
+        if _is_plural_type_word(hit[2], schema) or _followed_by_object(question, following, name_starts):
+            break
         hit = following
     return hit
+
+
+def _is_plural_type_word(words: str, schema: SkbSchema) -> bool:
+    """Whether `words` is the plural of a type word and not itself a singular one ('genes' can be an alias)."""
+    lowered = words.lower()
+    singular = {word for node_type in schema.node_types for word in singular_type_words(node_type)}
+    return lowered not in singular and singular_type_word(lowered, schema) != lowered
+
+
+# English determiners: a noun phrase starts with one, so a word right before one is no noun's head but a verb
+# ("Which disorder *features* an abnormally small penis?").
+_DETERMINER = re.compile(
+    r"\s+(a|an|the|any|some|each|every|no|both|all|this|these|those|its|their|his|her|my|our|your)\b", re.IGNORECASE
+)
+
+
+def _followed_by_object(question: str, hit: tuple[int, str, str], name_starts: frozenset[int]) -> bool:
+    """Whether a noun phrase follows the type word right away: a determiner or a name."""
+    end = hit[0] + len(hit[2])
+    if _DETERMINER.match(question, end):
+        return True
+    start = min((s for s in name_starts if s >= end), default=None)
+    return start is not None and not question[end:start].strip()
+
+
+def _name_starts(question: str, names: Sequence[str]) -> frozenset[int]:
+    """Where each name's first occurrence starts (the spans `_masked` blanks)."""
+    lowered = question.lower()
+    return frozenset(found for name in names if name and (found := lowered.find(name.lower())) >= 0)
 
 
 def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -126,6 +162,7 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
     ('X -> genes?'), else the first at all; a compound names its last word ('disease genes'); None when no type
     word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count, nor
     those inside a phrase of the schema's relations ('What *has phenotype* X?': HAS_PHENOTYPE's own words)."""
+    name_starts = _name_starts(question, names)
     question = _masked_phrases(_masked(question, names), schema)
     wh = _WH.search(question)
     if wh:
@@ -136,7 +173,7 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
     for after in starts:
         hit = _type_word_at(question, schema, after)
         if hit is not None:
-            _, label, words = _compound_head(question, schema, hit)
+            _, label, words = _compound_head(question, schema, hit, name_starts)
             return label, words
     return None
 

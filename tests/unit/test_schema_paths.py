@@ -204,6 +204,24 @@ def test_type_words_inside_anchor_names_are_not_asked_for() -> None:
     assert target_mention(question, HPO_SCHEMA, ["X-linked Charcot-Marie-Tooth disease type 4"]) == ("Gene", "gene")
 
 
+def test_a_type_word_used_as_a_verb_after_another_is_no_compound_head() -> None:
+    # a compound names its last word ("disease genes" are genes) ...
+    assert target_mention("Which disease genes are linked to Ataxia?", HPO_SCHEMA, ["Ataxia"]) == ("Gene", "genes")
+    # ... but a noun phrase right after the second word makes it a verb: a name (issue #30's own example) or a
+    # determiner
+    assert target_mention(
+        "Which KCNQ2-related disorder features infantile spasms?", HPO_SCHEMA, ["KCNQ2", "infantile spasms"]
+    ) == ("Disease", "disorder")
+    assert target_mention("Which disorder features an abnormally small penis?", HPO_SCHEMA, ["small penis"]) == (
+        "Disease",
+        "disorder",
+    )
+    # and a plural first word is no modifier (English compounds take a singular one)
+    assert target_mention(
+        "Which conditions feature short stature and obesity?", HPO_SCHEMA, ["short stature", "obesity"]
+    ) == ("Disease", "conditions")
+
+
 def test_a_question_is_cut_at_the_type_word_into_the_anchors_side_and_the_other() -> None:
     question = "Which diseases lack a phenotype that Dravet syndrome has?"
     assert sides_of_type_word(question, "Phenotype", HPO_SCHEMA, ["Dravet syndrome"], "Dravet syndrome") == (
