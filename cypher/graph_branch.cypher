@@ -27,6 +27,13 @@ RETURN nodeId, name, anchorScore, denseScore, score, witness, exact;
 MATCH (n:{{label}})
 RETURN n.id AS id, n.name AS name, [field IN $fields | n[field]] AS synonyms;
 
+// name: nodes_by_id
+// Name and degree of the given nodes of one label: candidates found outside Neo4j's vector indexes (by the
+// text branch's own-text index), shown and ranked as grasp.link's are.
+MATCH (n:{{label}})
+WHERE n.id IN $ids
+RETURN n.id AS id, n.name AS name, COUNT { (n)--() } AS degree;
+
 // name: named_node_ids
 // The ids of one label's nodes that have a name embedding (the name index's nodes), for sampling.
 MATCH (n:{{label}})

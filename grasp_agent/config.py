@@ -189,8 +189,8 @@ class Settings(BaseSettings):
     )
     doc_anchor_fields: bool = Field(
         default=True,
-        description="Bind a described entity's candidates by their documents and their own text fields "
-        "(a definition) together, not by the documents alone",
+        description="Find and bind a described entity by the nodes' documents and their own text fields (a "
+        "definition, synonyms; the text branch's field vectors) together, not by the documents alone",
     )
     extraction_demos: Path | None = Field(
         default=None,

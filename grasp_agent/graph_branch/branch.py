@@ -259,6 +259,7 @@ class GraphBranch:
             self._context.labels,
             doc_embedder=self._doc_embedder,
             dictionary=self._dictionary,
+            own_text=self._described.own_text if self._described is not None else None,
         )
 
     def plan(self, question: str, table: EntityTable, *, exclude_examples: Sequence[str] = ()) -> PlanningOutcome:
@@ -273,9 +274,12 @@ class GraphBranch:
         return branch
 
     def with_field_similarity(self, similarity: FieldSimilarity | None) -> GraphBranch:
-        """The same branch, binding described entities by their own text fields too (see `PlanRunner`)."""
+        """The same branch, finding and binding described entities by their own text fields too (see
+        `DescribedMentionFinder` and `PlanRunner`)."""
         branch = copy.copy(self)
         branch._runner = self._runner.with_field_similarity(similarity)
+        if self._described is not None:
+            branch._described = self._described.with_own_text(similarity)
         return branch
 
     def with_lexical(self, lexical: LexicalScorer | None) -> GraphBranch:

@@ -13,9 +13,13 @@ the name mentions inside it are dropped (they are words of the description, not 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
@@ -30,6 +34,10 @@ from grasp_agent.skb.schema import SkbSchema
 
 # Calibrated on the train split only (docs/benchmarks.md, "Entities described, not named").
 DEFAULT_MIN_SCORE = 0.5
+# The same for the cosine with a node's own text (a definition, a synonym): a description is said in the words
+# of a definition, which the document's name and neighbour lists dilute (chosen on train, docs/benchmarks.md).
+DEFAULT_MIN_OWN_TEXT_SCORE = 0.7
+OWN_TEXT_LINKS = 10  # nodes per clause read from the own-text index
 MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a name the span finder tries
 NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
 FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
@@ -63,7 +71,11 @@ narrower broader general besides except apart itself themselves
 _TRAILING = FUNCTION_WORDS | DESCRIPTION_WORDS
 # Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
 _BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
-_COORDINATION = re.compile(r"\s(?:and|or|but|yet)\s", re.IGNORECASE)
+_SENTENCE = re.compile(r"\.\s+(?=[A-Z])")  # a full stop before a capital ends a sentence, not "e.g. a"
+# Coordination, and "with" joining two things a question lists ("a clouded lens with reduced gonad function"):
+# the fine pieces; the coarse piece keeps them together for a description that holds one ("Syndactyly with
+# fusion of toes"), and the better-linked reading wins.
+_COORDINATION = re.compile(r"\s(?:and|or|but|yet|plus|as well as|(?:along |together )?with)\s", re.IGNORECASE)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 
 
@@ -122,18 +134,43 @@ def candidate_clauses(
         clause = _trim(question, opening + 1, closing, frozenset())
         if clause is not None:
             clauses.append(clause)
-    fine = _pieces(question, quoted, (_BREAK, _COORDINATION), frame)
+    fine = _pieces(question, quoted, (_BREAK, _SENTENCE, _COORDINATION), frame)
     clauses += fine
-    for coarse in _pieces(question, quoted, (_BREAK,), frame):
+    for coarse in _pieces(question, quoted, (_BREAK, _SENTENCE), frame):
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
         if all(named_share(c, named, frame) < NAMED_SHARE for c in conjuncts):
             clauses.append(coarse)
+    clauses += [lead for c in clauses if (lead := _without_subject(question, c, frame)) is not None]
     kept = [
         c
         for c in clauses
         if len(_content_words(c.text, frame)) >= min_content_words and named_share(c, named, frame) < NAMED_SHARE
     ]
     return list({(c.start, c.end): c for c in kept}.values())
+
+
+# Words after which a noun phrase starts: determiners, and the verbs a question ties a description by. A
+# preposition is not among them: "decrease *in* bone mineral density" is one description.
+_PHRASE_OPENERS = frozenset(
+    """
+a an the some any his her their its my our your has have had is are was were shows show presents present
+displays display exhibits exhibit involves involve manifests manifest features feature
+""".split()
+)  # noqa: SIM905
+
+
+def _without_subject(question: str, clause: Clause, frame: frozenset[str]) -> Clause | None:
+    """The clause after what may be its subject and verb ("boy *has* reduced function of the testes", "combines
+    *a* clouded eye lens"): when its first word is a content word and its second or third opens a noun phrase,
+    the words after that one, trimmed; None otherwise. A second reading, not a replacement: the better-linked
+    one wins."""
+    words = list(_WORD.finditer(question, clause.start, clause.end))
+    if len(words) < 3 or words[0].group().lower() in frame:
+        return None
+    for word in words[1:3]:
+        if word.group().lower() in _PHRASE_OPENERS:
+            return _trim(question, word.end(), clause.end, frame)
+    return None
 
 
 def clause_frame(schema: SkbSchema, quantities: Iterable[str] = (), keys: Iterable[str] = ()) -> frozenset[str]:
@@ -201,8 +238,20 @@ def describes_one(
     return named_share(clause, foreign, frame) < FOREIGN_SHARE
 
 
+class OwnTextSearch(Protocol):
+    """The nodes whose own text fields (a definition, synonyms; not the name or the whole document) are closest
+    to each query vector: (id, type, best cosine), best first."""
+
+    def own_text_matches(
+        self, query_vectors: np.ndarray, k: int, node_types: Sequence[str | None] | None = None
+    ) -> list[list[tuple[Any, str, float]]]: ...
+
+
 class DescribedMentionFinder:
-    """Adds doc-mode anchor mentions for the clauses of a question that describe an entity without naming it."""
+    """Adds doc-mode anchor mentions for the clauses of a question that describe an entity without naming it.
+
+    A clause is linked by the best of two readings: its cosine with whole documents (Neo4j's doc indexes) and,
+    with an `own_text` index, its cosine with the nodes' own text fields, each against its own threshold."""
 
     name = "described"
 
@@ -214,12 +263,44 @@ class DescribedMentionFinder:
         min_score: float = DEFAULT_MIN_SCORE,
         quantities: Iterable[str] = (),
         keys: Iterable[str] = (),
+        own_text: OwnTextSearch | None = None,
+        min_own_text_score: float = DEFAULT_MIN_OWN_TEXT_SCORE,
     ) -> None:
         self._procedures = procedures
         self._embedder = doc_embedder
         self._labels = [t.label for t in schema.node_types]
         self._frame = clause_frame(schema, quantities, keys)
         self._min_score = min_score
+        self._own_text = own_text
+        self._min_own_text_score = min_own_text_score
+
+    @property
+    def own_text(self) -> OwnTextSearch | None:
+        """The own-text index the finder reads, which the entity table links its clauses by too."""
+        return self._own_text
+
+    def with_own_text(self, own_text: OwnTextSearch | None) -> DescribedMentionFinder:
+        """The same finder, reading the nodes' own text fields too (None: documents only)."""
+        finder = copy.copy(self)
+        finder._own_text = own_text
+        return finder
+
+    def _best_links(self, clauses: Sequence[Clause]) -> list[tuple[float, str] | None]:
+        """Per clause, (score, type) of its best link over the threshold of its reading, or None."""
+        vectors = self._embedder.embed_texts([c.text for c in clauses])
+        links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, self._labels, "doc", 1, 0.0)
+        own = (
+            self._own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), 1)
+            if self._own_text is not None
+            else [[] for _ in clauses]
+        )
+        best: list[tuple[float, str] | None] = []
+        for i in range(len(clauses)):
+            readings = [(link.score, link.label) for link in links[str(i)] if link.score >= self._min_score] + [
+                (score, label) for _, label, score in own[i] if score >= self._min_own_text_score
+            ]
+            best.append(max(readings, default=None))
+        return best
 
     def clauses(self, question: str, mentions: Sequence[Mention]) -> list[Clause]:
         """The candidate clauses no anchor mention already names."""
@@ -231,17 +312,11 @@ class DescribedMentionFinder:
         clauses = self.clauses(question, mentions)
         if not clauses:
             return list(mentions)
-        vectors = self._embedder.embed_texts([c.text for c in clauses])
-        links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, self._labels, "doc", 1, 0.0)
-        scored = []
-        for i, clause in enumerate(clauses):
-            best = max(links[str(i)], key=lambda link: link.score, default=None)
-            if (
-                best is not None
-                and best.score >= self._min_score
-                and describes_one(question, clause, best.label, mentions, self._frame)
-            ):
-                scored.append((best.score, clause, best.label))
+        scored = [
+            (best[0], clause, best[1])
+            for clause, best in zip(clauses, self._best_links(clauses), strict=True)
+            if best is not None and describes_one(question, clause, best[1], mentions, self._frame)
+        ]
         chosen: list[tuple[Clause, str]] = []
         for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):
             if all(clause.end <= other.start or clause.start >= other.end for other, _ in chosen):

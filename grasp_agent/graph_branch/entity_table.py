@@ -13,9 +13,12 @@ itself writes ("which country is the Hellenic Republic").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode
@@ -118,10 +121,11 @@ def build_entity_table(
     links_per_type: int = LINKS_PER_TYPE,
     doc_embedder: GraspEmbedder | None = None,
     dictionary: NameDictionary | None = None,
+    own_text: OwnTextSearch | None = None,
 ) -> EntityTable:
     """Links every anchor/target mention against every label's name index (doc-mode mentions: doc index, with
-    `doc_embedder`) in one round trip per mode, then keeps the predicted types (+ one strong other type) per
-    mention."""
+    `doc_embedder`, and the nodes' own text fields with `own_text`) in one round trip per mode, then keeps the
+    predicted types (+ one strong other type) per mention."""
     found: dict[str, list[NodeLink]] = {}
     for mode, embedder in ((MatchMode.NAME, name_embedder), (MatchMode.DOC, doc_embedder or name_embedder)):
         linkable = {
@@ -130,9 +134,11 @@ def build_entity_table(
         if linkable:
             keys = list(linkable)
             vectors = embedder.embed_texts([linked_text(linkable[key], dictionary) for key in keys])
-            found |= procedures.link_many(
-                dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0
-            )
+            links = procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0)
+            if mode is MatchMode.DOC and own_text is not None:
+                own = own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), links_per_type)
+                links = with_own_text_links(links, dict(zip(keys, own, strict=True)), procedures, links_per_type)
+            found |= links
     rows = []
     for index, mention in enumerate(mentions):
         by_type: dict[str, list[NodeLink]] = {}
@@ -153,6 +159,44 @@ def build_entity_table(
             )
         )
     return EntityTable(tuple(rows))
+
+
+def with_own_text_links(
+    links: dict[str, list[NodeLink]],
+    own: dict[str, list[tuple[NodeId, str, float]]],
+    procedures: GraphProcedures,
+    per_type: int,
+) -> dict[str, list[NodeLink]]:
+    """Each key's document links merged with the nodes whose own text is closest (`own`: id, type, cosine): a
+    node in both keeps the better cosine; per type the best `per_type`, best first. Names and degrees of nodes
+    the document index did not return are read from the graph."""
+    missing: dict[str, set[NodeId]] = {}
+    for key, matches in own.items():
+        known = {link.node_id for link in links.get(key, [])}
+        for node_id, label, _ in matches:
+            if node_id not in known:
+                missing.setdefault(label, set()).add(node_id)
+    details = {
+        (label, node_id): detail
+        for label, ids in missing.items()
+        for node_id, detail in procedures.nodes_by_id(label, sorted(ids, key=str)).items()
+    }
+    merged: dict[str, list[NodeLink]] = {}
+    for key in links.keys() | own.keys():
+        by_id = {link.node_id: link for link in links.get(key, [])}
+        for node_id, label, score in own.get(key, []):
+            if node_id in by_id:
+                by_id[node_id] = replace(by_id[node_id], score=max(score, by_id[node_id].score))
+            elif (label, node_id) in details:
+                name, degree = details[(label, node_id)]
+                by_id[node_id] = NodeLink(node_id, name, label, score, degree)
+        counts: dict[str, int] = {}
+        merged[key] = []
+        for link in sorted(by_id.values(), key=lambda link: (-link.score, str(link.node_id))):
+            if counts.get(link.label, 0) < per_type:
+                counts[link.label] = counts.get(link.label, 0) + 1
+                merged[key].append(link)
+    return merged
 
 
 def aliases(mention: Mention, dictionary: NameDictionary | None) -> frozenset[NodeId]:

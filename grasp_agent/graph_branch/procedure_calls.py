@@ -113,6 +113,16 @@ class GraphProcedures:
             found.append((record["id"], str(record["name"] or ""), synonyms))
         return found
 
+    def nodes_by_id(self, label: str, ids: Sequence[NodeId]) -> dict[NodeId, tuple[str, int]]:
+        """(name, degree) of each of `ids` that is a node of `label`."""
+        if not ids:
+            return {}
+        query = fill_identifiers(self._statements["nodes_by_id"], label=label)
+        records, _, _ = self._driver.execute_query(
+            query, parameters_={"ids": list(ids)}, database_=self._database, routing_=RoutingControl.READ
+        )
+        return {record["id"]: (str(record["name"] or ""), int(record["degree"])) for record in records}
+
     def validate(self, plan_json: str) -> PlanCheck:
         row = self._read("validate_plan", plan=plan_json)[0]
         return PlanCheck(bool(row["valid"]), tuple(row["errors"]), tuple(row["warnings"]))

@@ -26,6 +26,7 @@ import numpy as np
 from neo4j.exceptions import ClientError
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode, Plan
 from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeLink, RankedNode
@@ -65,26 +66,32 @@ def lexically_rescored(
     return [rescored[i] for i in order]
 
 
-class FieldSimilarity(Protocol):
-    """The best cosine of a vector with each node's own text fields (a definition); None for a node without."""
+class FieldSimilarity(OwnTextSearch, Protocol):
+    """The best cosine of a vector with each node's own text fields (a definition); None for a node without. And
+    the nodes whose own text is closest to a vector (`OwnTextSearch`)."""
 
     def best_field_cosine(self, query_vector: np.ndarray, ids: Sequence[Any]) -> list[float | None]: ...
 
 
 def rescored_bindings(
-    links: Sequence[NodeLink], field_cosines: Sequence[float | None], tau: float = DOC_TAU
+    links: Sequence[NodeLink],
+    field_cosines: Sequence[float | None],
+    tau: float = DOC_TAU,
+    own_text: Sequence[tuple[Any, float]] = (),
 ) -> list[dict[str, Any]]:
     """A described entity's candidates as grasp.plan.execute bindings: each scored by the better of its document
-    cosine and its best own-field cosine, best first (ties by id), kept within `tau` of the best."""
-    scored = [
-        (link.node_id, link.score if cosine is None else max(link.score, cosine))
-        for link, cosine in zip(links, field_cosines, strict=True)
-    ]
-    if not scored:
+    cosine and its best own-field cosine, best first (ties by id), kept within `tau` of the best. `own_text`:
+    (id, own-field cosine) of the nodes whose own text is closest, which the document index may have missed."""
+    by_id: dict[Any, float] = {}
+    for link, cosine in zip(links, field_cosines, strict=True):
+        by_id[link.node_id] = link.score if cosine is None else max(link.score, cosine)
+    for node_id, cosine in own_text:
+        by_id[node_id] = max(cosine, by_id.get(node_id, cosine))
+    if not by_id:
         return []
-    best = max(score for _, score in scored)
+    best = max(by_id.values())
     kept = sorted(
-        ((node_id, score) for node_id, score in scored if score >= tau * best), key=lambda s: (-s[1], str(s[0]))
+        ((node_id, score) for node_id, score in by_id.items() if score >= tau * best), key=lambda s: (-s[1], str(s[0]))
     )
     return [{"id": node_id, "score": score} for node_id, score in kept]
 
@@ -196,7 +203,10 @@ class PlanRunner:
             links = self._procedures.link_many({anchor.var: vector}, [anchor.type], "doc", DOC_LINKS, 0.0)[anchor.var]
             if links:  # none: the vector, which links none either, keeps the server's message
                 cosines = self._field_similarity.best_field_cosine(np.asarray(vector), [link.node_id for link in links])
-                inputs[anchor.var] = rescored_bindings(links, cosines)
+                own = self._field_similarity.own_text_matches(
+                    np.asarray(vector, dtype=np.float32)[None, :], DOC_LINKS, [anchor.type]
+                )[0]
+                inputs[anchor.var] = rescored_bindings(links, cosines, own_text=[(i, score) for i, _, score in own])
         return inputs
 
     def relevance_text(self, plan: Plan, question: str | None = None) -> str:

@@ -366,6 +366,29 @@ class DenseFieldIndex:
             best = np.maximum(best, cosines)
         return [float(cosine) if np.isfinite(cosine) else None for cosine in best]
 
+    def own_text_matches(
+        self, query_vectors: np.ndarray, k: int, node_types: Sequence[str | None] | None = None
+    ) -> list[list[tuple[NodeId, str, float]]]:
+        """Per query row of (m, d) (of its type in `node_types`, when given), the `k` nodes whose own text (every
+        indexed field but the name and the document, as `best_field_cosine` reads) is closest: (id, type, best
+        cosine over those fields), best first, ties by id."""
+        queries = self._queries(query_vectors)
+        names = [name for name in self.fields if name != NAME_FIELD]
+        if not names:
+            return [[] for _ in range(len(queries))]
+        row_of = self._positions.row_of
+        found: list[list[tuple[NodeId, str, float]]] = []
+        for per_field in self.batch_search(queries, k, node_types=node_types, fields=names, relative=False):
+            best: dict[NodeId, float] = {}
+            for ranking in per_field.values():
+                for node_id, score in zip(ranking.ids, ranking.scores, strict=True):
+                    best[node_id] = max(score, best.get(node_id, -1.0))
+            top = sorted(best.items(), key=lambda item: (-item[1], str(item[0])))[:k]
+            found.append(
+                [(node_id, self.node_types[self._label_codes[row_of[node_id]]], score) for node_id, score in top]
+            )
+        return found
+
     def _queries(self, vectors: np.ndarray) -> np.ndarray:
         array = np.asarray(vectors, dtype=np.float32)
         if array.shape[-1:] != (self.dimension,) or array.ndim not in (1, 2):

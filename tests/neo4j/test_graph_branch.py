@@ -106,6 +106,10 @@ def test_a_described_phenotype_is_bound_by_its_definition_too(
     }
     # the definition is closer than the whole document (name, synonyms, neighbours' names dilute it)
     assert bindings[0]["id"] == "HP:0011097" and bindings[0]["score"] > by_document["HP:0011097"] + 0.05
+    # the entity table reads the clause by the nodes' own text too: the row's best link scores as the binding
+    (row,) = [row for row in result.entity_table.rows if row.mention.match_mode.value == "doc"]
+    assert row.best is not None and row.best.node_id == "HP:0011097"
+    assert row.best.score == pytest.approx(bindings[0]["score"], abs=1e-4) and row.best.name == "Epileptic spasm"
     assert [b["score"] for b in bindings] == sorted((b["score"] for b in bindings), reverse=True)
     assert "OMIM:619340" in result.ranking.node_ids
     compiled = result.ranking.compiled  # the Cypher a user can paste: with the same bindings
@@ -113,6 +117,16 @@ def test_a_described_phenotype_is_bound_by_its_definition_too(
     assert [b["id"] for b in compiled.params[f"bindings_{anchor.var}"]] == [b["id"] for b in bindings]
     direct, _, _ = driver.execute_query(compiled.query, compiled.params)
     assert set(result.ranking.node_ids) <= {r["nodeId"] for r in direct}
+
+
+def test_nodes_are_read_by_id_within_their_label(driver: Driver, test_settings: Settings, hpo_slice: object) -> None:
+    procedures = GraphProcedures(driver, test_settings.neo4j_database)
+    found = procedures.nodes_by_id("Phenotype", ["HP:0011097", "OMIM:619340", "HP:nowhere"])
+    assert list(found) == ["HP:0011097"]  # a disease id is no phenotype; an unknown id is nothing
+    name, degree = found["HP:0011097"]
+    records, _, _ = driver.execute_query("MATCH (p:Phenotype {id: 'HP:0011097'}) RETURN COUNT { (p)--() } AS d")
+    assert name == "Epileptic spasm" and degree == records[0]["d"] > 0
+    assert procedures.nodes_by_id("Phenotype", []) == {}
 
 
 def test_a_mention_typed_wrongly_gets_the_strong_type_added(

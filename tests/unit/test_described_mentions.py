@@ -54,6 +54,25 @@ def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
         # hierarchy words frame the entity; "a direct subtype of X" leaves too few words to be a description
         ("Which diseases present with a direct subtype of Pyelonephritis?", (), []),
         ("Encopresis; DMPK: diseases?", (), []),
+        # "with" joins two things a question lists: each piece, the whole, and each without the verb and article
+        # that open it ("combines a")
+        (
+            "Which condition combines a clouded eye lens with reduced gonad function?",
+            (),
+            [
+                "combines a clouded eye lens",
+                "reduced gonad function",
+                "combines a clouded eye lens with reduced gonad function",
+                "clouded eye lens",
+                "clouded eye lens with reduced gonad function",
+            ],
+        ),
+        # a sentence ends at a full stop before a capital; a vignette's subject and verb open a second reading
+        (
+            "My son has reduced function of the testes. Which syndrome could this be?",
+            (),
+            ["son has reduced function of the testes", "reduced function of the testes"],
+        ),
         # mostly named: "Delayed CNS myelination" is a name the span finder linked
         (
             "Which disorders linked to FANCL have Delayed CNS myelination as a feature?",
@@ -114,7 +133,11 @@ def test_the_llm_planner_schema_fixes_each_anchor_choice_to_its_match_mode() -> 
 
 def test_a_clause_mostly_naming_other_kinds_of_thing_describes_nothing() -> None:
     question = "Which disorders linked to SCN8A have Bilateral tonic-clonic seizure as a feature?"
-    (clause,) = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), ("SCN8A", "seizure"))
+    clause, without_verb = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), ("SCN8A", "seizure"))
+    assert (clause.text, without_verb.text) == (
+        "SCN8A have Bilateral tonic-clonic seizure",
+        "Bilateral tonic-clonic seizure",
+    )
     named = [Mention(text="SCN8A", types=("Gene",)), Mention(text="seizure", types=("Phenotype",))]
     assert not describes_one(question, clause, "Disease", named)  # a gene and a phenotype, not a disease
     definition = 'Which genes cause "an increased concentration of the MB isoform of creatine kinase in the blood"?'
@@ -139,7 +162,7 @@ def test_relation_name_words_tie_named_things_together_and_describe_nothing() ->
     frame = clause_frame(HPO_CONTEXT.schema)
     relation_words = {"has", "lack", "lacks", "associated", "with"}
     assert relation_words <= frame
-    question = "Which diseases associated with SCN1A also lack Seizure?"
+    question = "Which diseases SCN1A is associated to also lack Seizure?"
     # without the relation words, "associated ... lack" made a four-word description of a disease out of two names
     assert candidate_clauses(question, frame - relation_words, ("SCN1A", "Seizure"))
     assert candidate_clauses(question, frame, ("SCN1A", "Seizure")) == []

@@ -448,6 +448,13 @@ def test_a_described_entitys_candidates_are_scored_by_document_or_own_text_which
         {"id": "HP:2", "score": 0.58},
     ]  # no text field anywhere: the document ranking as grasp.link gives it
     assert rescored_bindings([], []) == []
+    # nodes found by their own text, which the document index missed, join; a node in both keeps its better score
+    own = [("HP:9", 0.97), ("HP:2", 0.90)]
+    assert rescored_bindings(links, [0.40, 0.95, None], own_text=own) == [
+        {"id": "HP:9", "score": 0.97},
+        {"id": "HP:2", "score": 0.95},
+    ]
+    assert rescored_bindings([], [], own_text=[("HP:9", 0.8)]) == [{"id": "HP:9", "score": 0.8}]
 
 
 # ---- span choice: exact dictionary names, longest first; embedded spans by cosine ------------------------------

@@ -287,6 +287,32 @@ def test_best_field_cosine_is_the_closest_own_text_field_of_each_node() -> None:
     assert index.best_field_cosine(query, ["P1"], fields=["synonyms"]) == [pytest.approx(float(vectors[1] @ query))]
 
 
+def test_own_text_matches_find_nodes_by_their_own_text_not_their_names() -> None:
+    rng = np.random.default_rng(12)
+    vectors = unit_rows(rng, 5)
+    table = {"Seizure": vectors[0], "fits": vectors[1], "a brain storm": vectors[2], "Dravet": vectors[3]}
+    table |= {"storms of the brain": vectors[2], "": vectors[4]}
+    corpus = FieldCorpus(
+        ("P1", "D1", "P2"),
+        ("Phenotype", "Disease", "Phenotype"),
+        {
+            "name": ("Seizure", "Dravet", "fits"),  # P2's *name* is P1's synonym: names are not read
+            "synonyms": ("fits", "", ""),
+            "definition": ("a brain storm", "storms of the brain", ""),
+        },
+        ("Seizure doc", "Dravet doc", "fits doc"),
+    )
+    index = DenseFieldIndex.build(corpus, TableEmbedder(table))
+    found = index.own_text_matches(np.stack([vectors[2], vectors[1]]), 2)
+    # a definition equal to the query: cosine 1, for each node with it, ties by id; the node's type comes along
+    assert found[0] == [("D1", "Disease", pytest.approx(1.0)), ("P1", "Phenotype", pytest.approx(1.0))]
+    # P1's synonym matches; P2, named so, has no own text
+    assert [(node, label) for node, label, _ in found[1]][0] == ("P1", "Phenotype")
+    assert all(node != "P2" for node, _, _ in found[1])
+    # one type per query keeps the others out
+    assert [node for node, _, _ in index.own_text_matches(vectors[2][None, :], 2, ["Phenotype"])[0]] == ["P1"]
+
+
 def conditional_examples(count: int, seed: int) -> list[WeightExample]:
     """Key j is right exactly when the query points along axis j: a task only query-conditioned weights solve.
 
