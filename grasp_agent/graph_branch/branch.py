@@ -15,7 +15,7 @@ from grasp_agent.config import Settings
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.answer_types import find_prior
 from grasp_agent.graph_branch.asked_type import find_model
-from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder
+from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder, clause_frame
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
@@ -98,7 +98,8 @@ class GraphBranch:
             doc_embedder,
             execution,
             dictionary=dictionary,
-            frame_words=frame_words(context),
+            # the relevance text's keywords without the words that frame them ("whose *definition mentions* Y")
+            frame_words=frame_words(context) | clause_frame(context.schema),
         )
 
     @property

@@ -50,6 +50,7 @@ DESCRIPTION_WORDS = frozenset(
 the a an any as of described defined characterised characterized called termed named known marked denoted
 referred meaning clinical feature features abnormality abnormalities finding findings sign signs symptom symptoms
 trait traits phenotype phenotypes term terms concept entity classified categorised categorized listed filed
+definition definitions description descriptions mention mentions mentioning mentioned word words text
 """.split()
 )  # noqa: SIM905 (a word list reads best as text)
 # Everything that frames a clause rather than belongs to it: function words, the description's introduction,
@@ -175,14 +176,16 @@ def _without_subject(question: str, clause: Clause, frame: frozenset[str]) -> Cl
 
 def clause_frame(schema: SkbSchema, quantities: Iterable[str] = (), keys: Iterable[str] = ()) -> frozenset[str]:
     """FRAME_WORDS plus the words naming the SKB's types ("diseases", "gene"): the target, never a description;
-    and the words of its relation names with or without a final s ("border", "located"): they tie named things
-    together ("countries that border Spain and are located in Africa" names two, it describes none). With
+    the words of its relation names with or without a final s ("border", "located"): they tie named things
+    together ("countries that border Spain and are located in Africa" names two, it describes none); the words
+    of its text fields' names ("whose *definition* mentions Y" says where a keyword is, it describes nothing). With
     quantity properties, also their words and the superlatives: "... has the highest population" says how
     to rank, not what a thing is. With key properties, their words: "the FIPS code 06037" names a node by a key
     (the name dictionary's), it does not describe one."""
     words = {w for t in schema.node_types for part in type_words(t) for w in part.split()}
     relation_words = {w for r in schema.relation_types for w in spaced_name(r.type).split()}
     words |= relation_words | {w + "s" for w in relation_words} | {w[:-1] for w in relation_words if w.endswith("s")}
+    words |= {w for t in schema.node_types for prop in t.text_fields for w in spaced_name(prop).split()}
     quantity_words = {w for prop in quantities for w in spaced_name(prop).split()}
     key_words = {w for prop in keys for w in spaced_name(prop).split()}
     return FRAME_WORDS | words | key_words | (quantity_words | HIGHER | LOWER if quantity_words else frozenset())

@@ -137,7 +137,10 @@ def build_entity_table(
             links = procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0)
             if mode is MatchMode.DOC and own_text is not None:
                 own = own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), links_per_type)
-                links = with_own_text_links(links, dict(zip(keys, own, strict=True)), procedures, links_per_type)
+                links = with_more_links(links, dict(zip(keys, own, strict=True)), procedures, links_per_type)
+            if mode is MatchMode.NAME and dictionary is not None:
+                written = {key: dictionary_links(linkable[key], dictionary, labels) for key in keys}
+                links = with_more_links(links, written, procedures, links_per_type)
             found |= links
     rows = []
     for index, mention in enumerate(mentions):
@@ -161,17 +164,26 @@ def build_entity_table(
     return EntityTable(tuple(rows))
 
 
-def with_own_text_links(
+def dictionary_links(
+    mention: Mention, dictionary: NameDictionary, labels: Sequence[str]
+) -> list[tuple[NodeId, str, float]]:
+    """The nodes whose name or synonym the mention writes, as exact links (cosine 1): the vector index cannot
+    return a node by a synonym of it ("Retinitis pigmentosa", a disease's name and a synonym of the phenotype
+    Rod-cone dystrophy), and the mention is embedded as one name only."""
+    return [(entry.node_id, entry.label, 1.0) for entry in dictionary.lookup(mention.text) if entry.label in labels]
+
+
+def with_more_links(
     links: dict[str, list[NodeLink]],
-    own: dict[str, list[tuple[NodeId, str, float]]],
+    more: dict[str, list[tuple[NodeId, str, float]]],
     procedures: GraphProcedures,
     per_type: int,
 ) -> dict[str, list[NodeLink]]:
-    """Each key's document links merged with the nodes whose own text is closest (`own`: id, type, cosine): a
-    node in both keeps the better cosine; per type the best `per_type`, best first. Names and degrees of nodes
-    the document index did not return are read from the graph."""
+    """Each key's vector-index links merged with more candidates (`more`: id, type, score; the nodes whose own
+    text is closest, those the dictionary names): a node in both keeps the better score; per type the best
+    `per_type`, best first. Names and degrees of nodes the index did not return are read from the graph."""
     missing: dict[str, set[NodeId]] = {}
-    for key, matches in own.items():
+    for key, matches in more.items():
         known = {link.node_id for link in links.get(key, [])}
         for node_id, label, _ in matches:
             if node_id not in known:
@@ -182,9 +194,9 @@ def with_own_text_links(
         for node_id, detail in procedures.nodes_by_id(label, sorted(ids, key=str)).items()
     }
     merged: dict[str, list[NodeLink]] = {}
-    for key in links.keys() | own.keys():
+    for key in links.keys() | more.keys():
         by_id = {link.node_id: link for link in links.get(key, [])}
-        for node_id, label, score in own.get(key, []):
+        for node_id, label, score in more.get(key, []):
             if node_id in by_id:
                 by_id[node_id] = replace(by_id[node_id], score=max(score, by_id[node_id].score))
             elif (label, node_id) in details:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
@@ -53,6 +53,7 @@ from grasp_agent.graph_branch.schema_paths import (
     relevance_text,
     shortest_meta_path,
     sides_of_type_word,
+    stored_child_to_parent,
     target_mention,
     type_word_count,
     type_words,
@@ -285,7 +286,7 @@ class HeuristicPlanner:
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
         named = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
-        if reader is None or named is not None or _hierarchy_asked(question, anchor_rows, mentions):
+        if reader is None or named is not None or self._hierarchy_asked(question, anchor_rows, mentions):
             return []
         labels = [row.best.label for row in anchor_rows if row.best is not None]
         scores = reader.scores(relevance_text(question, mentions), labels)
@@ -375,7 +376,7 @@ class HeuristicPlanner:
             self._context.schema,
             mentions,
             anchor_labels,
-            _hierarchy_asked(question, anchor_rows, mentions),
+            self._hierarchy_asked(question, anchor_rows, mentions),
             planned=planned,
             routed=self._routes.read_target(anchor_labels, relevance_text(question, mentions)),
         )
@@ -385,6 +386,11 @@ class HeuristicPlanner:
         if self._asked_type is None:
             return {}
         return self._asked_type.probabilities(self.evidence(question, table))
+
+    def _hierarchy_asked(self, question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:
+        return _hierarchy_asked(
+            question, anchor_rows, mentions, self._context.pattern_counts, self._routes.relation_words
+        )
 
     def _ruled_target(self, question: str, table: EntityTable, routes: Routes) -> tuple[tuple[str, str] | None, str]:
         """The rules' asked type: (the type word the question names, if any; the target type)."""
@@ -401,7 +407,7 @@ class HeuristicPlanner:
         target_label = (
             asked[0]
             if asked
-            else _hierarchy_asked(question, anchor_rows, mentions)
+            else self._hierarchy_asked(question, anchor_rows, mentions)
             or phrase_asked(question, anchor_rows, mentions, self._context.pattern_counts, self._routes.relation_words)
             or routes.default_target(
                 [row.best.label for row in anchor_rows if row.best is not None], relevance_text(question, mentions)
@@ -468,7 +474,9 @@ class HeuristicPlanner:
             # the words naming the asked type can name the relation into it too ("the capitals of X": CAPITAL_OF,
             # where "capital" is also a word for a city); they lie outside the mention's own few words
             context_words = " ".join(before + after + ([asked[1]] if asked else []))
-            cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
+            cue = mention_hierarchy_cue(" ".join(before), " ".join(after)) or asked_noun_cue(
+                question, row.best.label, self._context.pattern_counts, self._routes.relation_words
+            )
             if cue is not None and asked is not None:
                 # the hierarchy words fill the mention's scope; the relation on to the asked type is said between
                 # the type word and them ("syndromes that lack the symptoms that are a subtype of X")
@@ -885,15 +893,48 @@ def noun_chain(
     return hops[-1].target if hops and ends else None
 
 
-def _hierarchy_asked(question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:
+def _hierarchy_asked(
+    question: str,
+    anchor_rows: Sequence[EntityRow],
+    mentions: list[str],
+    counts: Mapping[tuple[str, str, str], int] | None = None,
+    words: RelationWords | None = None,
+) -> str | None:
     """For a question that names no type, the type of the first anchor whose own words ask for its hierarchy
-    ("which kind of X ...", "a more specific form of X?"): a kind of X is of X's type."""
+    ("which kind of X ...", "a more specific form of X?"), or whose hierarchy the asked noun is ("X: which
+    *subtype* ...", with `counts` and `words`): a kind of X is of X's type."""
     for row in anchor_rows:
         if row.best is None or row.mention.match_mode is MatchMode.DOC:
             continue
         before, after = _mention_scope(question, row.mention.text, mentions)
         if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
             return row.best.label
+        if counts is not None and words is not None and asked_noun_cue(question, row.best.label, counts, words):
+            return row.best.label
+    return None
+
+
+# "which subtype", "what parent terms": the words right after the word that asks
+_ASKING = re.compile(r"\b(which|what)\s+((?:[\w'-]+\s*){1,4})", re.IGNORECASE)
+
+
+def asked_noun_cue(
+    question: str, label: str, counts: Mapping[tuple[str, str, str], int], words: RelationWords
+) -> str | None:
+    """The hierarchy ("down" or "up") the asked noun names when it is a role noun of one of `label`'s relations
+    to itself ("Cataract: which *subtype* ...", "which *parent term* of X": the schema's nouns for the ends of IS_A,
+    stored child to parent, so a source noun goes down); None without one, or when the relation's name does not
+    say which way it is stored."""
+    found = _ASKING.search(question)
+    if found is None:
+        return None
+    said = [stem(word.lower()) for word in _WORD.findall(found.group(2))]
+    for relation, source_end, _ in words.nouns_at(said, 0):
+        if (label, relation, label) not in counts:
+            continue
+        child_to_parent = stored_child_to_parent(relation)
+        if child_to_parent is not None:
+            return "down" if source_end == child_to_parent else "up"
     return None
 
 

@@ -73,6 +73,13 @@ def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
             (),
             ["son has reduced function of the testes", "reduced function of the testes"],
         ),
+        # a question saying which text field holds a keyword describes nothing: the field's name (the schema's
+        # "definition") and the words about text ("mentioning") frame it, and the name stays a name
+        (
+            "Which child term of Abnormal neutrophil morphology has a definition mentioning characteristic?",
+            ("Abnormal neutrophil morphology",),
+            [],
+        ),
         # mostly named: "Delayed CNS myelination" is a name the span finder linked
         (
             "Which disorders linked to FANCL have Delayed CNS myelination as a feature?",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose_types
-from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, asked_noun_cue, frame_words
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
 from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, PlanCheck, RankedNode
@@ -19,6 +19,7 @@ from grasp_agent.graph_branch.ranking import (
     without_loops,
     witness_paths,
 )
+from grasp_agent.graph_branch.relation_words import RelationWords
 from grasp_agent.graph_branch.span_mentions import ScoredSpan, Span, candidate_spans, choose_spans
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
@@ -326,6 +327,21 @@ def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_rou
     assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
     plain = planner.build("Which diseases present with seizure?", table)
     assert [(h.relation, h.direction.value) for h in plain.hops] == [("HAS_PHENOTYPE", "any")]
+
+
+def test_a_role_noun_of_a_hierarchy_after_the_asking_word_asks_for_the_anchors_own_type() -> None:
+    # no type word: "subtype" is IS_A's source noun in the schema, stored child -> parent, so the hop goes down
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("Cylindruria", "Phenotype", 1.0),))
+    plan = planner.build("Cylindruria: which subtype is defined with the word incorporated?", table)
+    assert plan.target.type == "Phenotype"
+    assert [(h.relation, h.direction.value) for h in plan.hops] == [("IS_A", "in")]
+    up = planner.build("Cylindruria: what parent terms does it have?", table)
+    assert up.target.type == "Phenotype" and [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
+    # a relation that is no hierarchy of the anchor's type says nothing here
+    words = RelationWords.of(HPO_CONTEXT.schema)
+    assert asked_noun_cue("Which subtype is it?", "Disease", HPO_CONTEXT.pattern_counts, words) is None
+    assert asked_noun_cue("Which diseases have X?", "Phenotype", HPO_CONTEXT.pattern_counts, words) is None
 
 
 def test_an_anchor_of_the_asked_type_is_routed_through_the_type_the_question_names() -> None:

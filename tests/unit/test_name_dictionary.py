@@ -215,3 +215,21 @@ def test_a_word_of_the_schema_is_never_read_as_a_misspelt_name() -> None:
     assert {"capital", "capitals"} <= words  # role nouns too
     assert NameDictionary(entries, words).matches(question) == []
     assert NameDictionary(entries, words).matches("Which country holds Contai?")[0].text == "Contai"  # exact still
+
+
+def test_a_mention_links_exactly_to_every_node_it_names_or_is_a_synonym_of() -> None:
+    from grasp_agent.graph_branch.entity_table import dictionary_links
+
+    dictionary = _dictionary(
+        ("ORPHA:791", "Disease", "Retinitis pigmentosa", ()),
+        ("HP:0000510", "Phenotype", "Rod-cone dystrophy", ("Retinitis pigmentosa",)),
+        ("NCBIGene:1", "Gene", "RP1", ()),
+    )
+    mention = Mention(text="retinitis pigmentosa", types=("Disease",))
+    # the disease by its name, the phenotype by its synonym: both exact, whatever name the mention is embedded as
+    assert dictionary_links(mention, dictionary, ["Disease", "Phenotype", "Gene"]) == [
+        ("ORPHA:791", "Disease", 1.0),
+        ("HP:0000510", "Phenotype", 1.0),
+    ]
+    assert dictionary_links(mention, dictionary, ["Disease"]) == [("ORPHA:791", "Disease", 1.0)]  # labels linked
+    assert dictionary_links(Mention(text="night blindness", types=("Phenotype",)), dictionary, ["Phenotype"]) == []
