@@ -6,9 +6,11 @@ second anchor mode, `match_mode: doc`).
 "Osteopenia", not to any name. The question is cut into clauses at punctuation, quotes, coordinating words and
 relative pronouns; each clause loses the words that frame it ("the abnormality described as", "present with");
 a clause that an anchor mention already covers is named, not described, and is skipped. The rest are embedded
-with the document encoder and linked against every type's doc index in one round trip; a clause whose best
-document cosine reaches `min_score` becomes an anchor mention in doc mode, typed by that document's label, and
-the name mentions inside it are dropped (they are words of the description, not entities of the question).
+with the document encoder and linked against every type's doc index in one round trip, and against the nodes'
+own text fields (a definition, synonyms) when an own-text index is given; a clause whose best document cosine
+reaches `min_score`, or whose best own-text cosine reaches `min_own_text_score`, becomes an anchor mention in doc
+mode, typed by that node's label, and the name mentions inside it are dropped (they are words of the
+description, not entities of the question).
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ DEFAULT_MIN_SCORE = 0.5
 # The same for the cosine with a node's own text (a definition, a synonym): a description is said in the words
 # of a definition, which the document's name and neighbour lists dilute (chosen on train, docs/benchmarks.md).
 DEFAULT_MIN_OWN_TEXT_SCORE = 0.7
-OWN_TEXT_LINKS = 10  # nodes per clause read from the own-text index
 MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a name the span finder tries
 NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
 FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
