@@ -65,7 +65,9 @@ from grasp_agent.skb.schema import SkbSchema
 
 MIN_ANCHOR_SCORE = 0.9
 MAJORITY = 0.5  # a base rate of training questions decides the asked type only when one type has most of them
-CONFIDENT_SCORE = 0.95  # name links only: a described entity (doc mode) never makes a plan low-risk
+# a link this close makes a plan low-risk: a name, or a described entity whose own text (a quoted definition)
+# matches as closely
+CONFIDENT_SCORE = 0.95
 NEGATION_WINDOW = 3  # words on either side of a mention that can negate it
 PHRASE_WINDOW = 8  # words on either side of a mention a relation phrase of the schema may take (its longest)
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -551,7 +553,7 @@ class HeuristicPlanner:
             )
             hops.extend(self._hops(var, path, len(anchors)))
             estimates.append(self._candidates(row, path))
-            confident = confident and not described and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
+            confident = confident and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
         if not anchors and itself:
             # the question asks which node an alias names: the plan is that anchor, no hop
             best = max(itself, key=lambda row: row.best.score if row.best is not None else 0.0)

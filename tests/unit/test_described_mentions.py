@@ -111,13 +111,16 @@ def _doc_row(text: str, label: str, score: float) -> EntityRow:
     return EntityRow(Mention(text=text, types=(label,), match_mode=MatchMode.DOC), {label: (link,)})
 
 
-def test_the_planner_anchors_a_described_entity_in_doc_mode_never_at_low_risk() -> None:
+def test_the_planner_anchors_a_described_entity_in_doc_mode_at_low_risk_only_when_linked_surely() -> None:
     question = 'Which diseases have the phenotype defined as "a generalized decrease in bone mineral density"?'
     table = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.72),))
     plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
     assert [(a.type, a.match_mode) for a in plan.anchors] == [("Phenotype", MatchMode.DOC)]
     assert [h.relation for h in plan.hops] == ["HAS_PHENOTYPE"]
-    assert plan.risk is Risk.MEDIUM  # a definition's nearest document is a guess, never a sure link
+    assert plan.risk is Risk.MEDIUM  # a definition's nearest document is a guess
+    # a quoted definition its node's own text matches as closely as a name: as sure as a name link
+    sure = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.99),))
+    assert HeuristicPlanner(HPO_CONTEXT).build(question, sure).risk is Risk.LOW
     # below the doc threshold it stays text, as a weak name link would
     weak = EntityTable((_doc_row("a generalized decrease in bone mineral density", "Phenotype", 0.45),))
     assert HeuristicPlanner(HPO_CONTEXT).build(question, weak).anchors == ()
