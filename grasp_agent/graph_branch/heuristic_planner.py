@@ -899,19 +899,19 @@ def _hierarchy_asked(
     question: str,
     anchor_rows: Sequence[EntityRow],
     mentions: list[str],
-    counts: Mapping[tuple[str, str, str], int] | None = None,
-    words: RelationWords | None = None,
+    counts: Mapping[tuple[str, str, str], int],
+    words: RelationWords,
 ) -> str | None:
     """For a question that names no type, the type of the first anchor whose own words ask for its hierarchy
     ("which kind of X ...", "a more specific form of X?"), or whose hierarchy the asked noun is ("X: which
-    *subtype* ...", with `counts` and `words`): a kind of X is of X's type."""
+    *subtype* ..."): a kind of X is of X's type."""
     for row in anchor_rows:
         if row.best is None or row.mention.match_mode is MatchMode.DOC:
             continue
         before, after = _mention_scope(question, row.mention.text, mentions)
         if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
             return row.best.label
-        if counts is not None and words is not None and asked_noun_cue(question, row.best.label, counts, words):
+        if asked_noun_cue(question, row.best.label, counts, words):
             return row.best.label
     return None
 
