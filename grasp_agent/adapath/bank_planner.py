@@ -114,6 +114,9 @@ class BankRoutes:
     def sure(self, path: Sequence[SchemaHop]) -> bool:
         return tuple(path) in self._backed
 
+    def sure_target(self, anchor_labels: Sequence[str], frame: str, target: str) -> bool:
+        return self.fallback.sure_target(anchor_labels, frame, target)
+
     @property
     def used_bank(self) -> bool:
         """Whether some anchor was routed along a bank meta-path."""

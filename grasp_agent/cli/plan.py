@@ -122,6 +122,7 @@ def result_document(result: GraphBranchResult, top: int) -> dict[str, Any]:
         "ranked": len(ranking.nodes),
         "partial": ranking.partial,
         "empty_reason": ranking.reason if not ranking.nodes else None,
+        "ranking_note": ranking.note,
         "targets": [
             {
                 "rank": rank,
@@ -190,6 +191,8 @@ def show_result(result: GraphBranchResult, top: int) -> None:
         console.print(ranked)
         partial = " by partial match (no node matches the whole plan; soft constraints)" if ranking.partial else ""
         console.print(f"{len(ranking.nodes)} targets ranked{partial}")
+        if ranking.note:
+            console.print(f"[yellow]ranking note:[/] {ranking.note}", highlight=False)
     console.print("timings (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in result.timings_ms.items()), highlight=False)
 
 

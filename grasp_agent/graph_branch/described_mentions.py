@@ -242,6 +242,14 @@ def describes_one(
     return named_share(clause, foreign, frame) < FOREIGN_SHARE
 
 
+def names_another_type(question: str, clause: Clause, label: str, mentions: Sequence[Mention]) -> bool:
+    """Whether an anchor mention of another type than `label` lies inside the clause ("carries a pathogenic GLS
+    variant" holds a gene's name)."""
+    return any(
+        _inside(question, mention, clause) and mention.types and label not in mention.types for mention in mentions
+    )
+
+
 class OwnTextSearch(Protocol):
     """The nodes whose own text fields (a definition, synonyms; not the name or the whole document) are closest
     to each query vector: (id, type, best cosine), best first."""
@@ -319,7 +327,11 @@ class DescribedMentionFinder:
         scored = [
             (best[0], clause, best[1])
             for clause, best in zip(clauses, self._best_links(clauses), strict=True)
-            if best is not None and describes_one(question, clause, best[1], mentions, self._frame)
+            if best is not None
+            and describes_one(question, clause, best[1], mentions, self._frame)
+            # a clause around a name of another type is first a sentence about that name: it describes an entity
+            # only when it reads as closely as a definition does (the own-text bar), and the name is kept otherwise
+            and (best[0] >= self._min_own_text_score or not names_another_type(question, clause, best[1], mentions))
         ]
         chosen: list[tuple[Clause, str]] = []
         for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):

@@ -133,7 +133,10 @@ class Routes(Protocol):
         `context_words`: the words around the mention; `cue`: the hierarchy its words ask for ("down", "up")."""
 
     def sure(self, path: Sequence[SchemaHop]) -> bool:
-        """Whether this path is trusted enough for a low-risk plan (with a named target and confident links)."""
+        """Whether this path is trusted enough for a low-risk plan (with a sure target and confident links)."""
+
+    def sure_target(self, anchor_labels: Sequence[str], frame: str, target: str) -> bool:
+        """Whether a target type the question does not name is as sure as one it names."""
 
 
 class SchemaRoutes:
@@ -172,6 +175,18 @@ class SchemaRoutes:
         a schema's templates ask for every type reachable from an anchor) says less than the question's words."""
         prior = self._answer_types
         return prior is not None and prior.share(anchor_labels, self._context.labels) >= MAJORITY
+
+    def sure_target(self, anchor_labels: Sequence[str], frame: str, target: str) -> bool:
+        """Two readings agree on a type the question does not name ("A patient with a variant in G has P: what is
+        the diagnosis?"): training questions with such anchors mostly asked for it (`learned_for`), and the
+        question's words lead to it along the schema's routes (`read_target`)."""
+        prior = self._answer_types
+        return (
+            prior is not None
+            and self.learned_for(anchor_labels)
+            and prior.choose(anchor_labels, list(self._context.label_counts)) == target
+            and self.read_target(anchor_labels, frame) == target
+        )
 
     @property
     def route_reader(self) -> RouteReader | None:
@@ -437,7 +452,11 @@ class HeuristicPlanner:
         hops: list[Hop] = []
         estimates: list[float] = []
         itself: list[EntityRow] = []  # anchors named by an alias that are the answer
-        confident = asked is not None
+        confident = asked is not None or routes.sure_target(
+            [row.best.label for row in anchor_rows if row.best is not None],
+            relevance_text(question, mentions),
+            target_label,
+        )
         # types the question names outside its mentions ("which conditions sharing one of its genes", "genes of
         # diseases with X"): stations on the way from an anchor to the target (for an anchor of the target's own
         # type, the way at all); not the type of another anchor, which the word more likely names ("... have

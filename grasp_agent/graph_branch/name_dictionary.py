@@ -10,8 +10,9 @@ slash compounds split, possessives dropped, simple plurals singular). An Aho-Cor
 finds all keys in one pass over the question.
 
 Data-driven guards, no word lists of any SKB: a name that is a symbol (no lower-case letter: a gene symbol, an
-acronym) matches a word typed in lower case only when that word is no ordinary word of the SKB's own names, and a
-one-word synonym that is such an ordinary word never matches alone (it names too much: "Inheritance").
+acronym) matches a word typed in lower case only when that word is no ordinary word of the SKB's own names nor
+follows a possessive ("my son" is no SON), and a one-word synonym that is such an ordinary word never matches
+alone (it names too much: "Inheritance").
 
 Typos: a question word of 5+ letters that no name uses is read as the one vocabulary word (of the names) one
 edit away (a letter dropped, added, changed, or two swapped), found through a deletion index as SymSpell does,
@@ -32,6 +33,9 @@ from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeId
 from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.schema import SkbSchema
+
+# English possessive determiners: what follows one is a common noun, not a symbol typed in lower case
+_POSSESSIVES = frozenset({"my", "your", "his", "her", "our", "their", "its"})
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,8 @@ class NameDictionary:
             if fixed and last == first and len(tokens[first][0]) < MIN_CORRECTED_ALONE:
                 continue
             start, stop = tokens[first][1], tokens[last][2]
-            entries = self._admitted(key, written[first : last + 1])
+            after_possessive = first > 0 and written[first - 1][3].lower() in _POSSESSIVES
+            entries = self._admitted(key, written[first : last + 1], after_possessive)
             if key in self._marks and not any(mark and text[:start].endswith(mark) for mark in self._marks[key]):
                 entries = tuple(entry for entry in entries if not entry.from_key)
             if entries:
@@ -213,12 +218,15 @@ class NameDictionary:
             return None  # two equally likely readings: none
         return ranked[0]
 
-    def _admitted(self, key: str, written: Sequence[tuple[str, int, int, str]]) -> tuple[DictionaryEntry, ...]:
+    def _admitted(
+        self, key: str, written: Sequence[tuple[str, int, int, str]], after_possessive: bool = False
+    ) -> tuple[DictionaryEntry, ...]:
         entries = self._entries[key]
         if len(written) != 1:
             return entries
         word = written[0][3]
-        ordinary = word.lower() in self._ordinary
+        # a word after "my", "her", ... is a noun of the language ("my son"), whatever the SKB's names use
+        ordinary = word.lower() in self._ordinary or after_possessive
         kept = []
         for entry in entries:
             if entry.from_synonym and ordinary:

@@ -101,6 +101,7 @@ class GraphRanking:
     nodes: tuple[RankedNode, ...] = ()
     reason: str | None = None  # why the ranking is empty (invalid plan, no match, budget exceeded)
     compiled: CompiledPlan | None = None  # the Cypher a user can paste into Neo4j Browser
+    note: str | None = None  # how the targets were ranked when that differs from the plan (a dropped relevance text)
 
     @property
     def node_ids(self) -> list[Any]:
@@ -226,16 +227,40 @@ class PlanRunner:
         (budget exceeded, no binding)."""
         plan_json = plan.to_json()
         anchors = self.anchor_inputs(plan)
+        relevance = self.relevance_vector(plan, question)
+        note = None
         try:
-            nodes = self._procedures.execute(
-                plan_json, anchors, self.relevance_vector(plan, question), self._settings.limit, self._settings.config()
+            nodes = without_loops(
+                self._procedures.execute(plan_json, anchors, relevance, self._settings.limit, self._settings.config())
             )
+            if relevance is not None and not self.text_grips(plan, nodes, question):
+                # The cosine with a text none of whose words any target's document holds ("what might explain
+                # ... in a patient") ranks the targets by the question's wording: two wordings of one request
+                # would put different answers first. Ranked as a plan without relevance text is.
+                nodes = without_loops(
+                    self._procedures.execute(plan_json, anchors, None, self._settings.limit, self._settings.config())
+                )
+                note = (
+                    f"relevance text {self.relevance_text(plan, question)!r} dropped: no target's text holds its words"
+                )
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
-        kept = self.lexical_order(plan, without_loops(nodes), question)
+        kept = self.lexical_order(plan, nodes, question) if note is None else nodes
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
-        return GraphRanking(tuple(kept), reason, compiled)
+        return GraphRanking(tuple(kept), reason, compiled, note)
+
+    def text_grips(self, plan: Plan, nodes: Sequence[RankedNode], question: str | None = None) -> bool:
+        """Whether the relevance text's content words occur in any of the targets' documents (BM25 above 0).
+        True without a lexical scorer, when nothing was matched, when the plan orders by a quantity (the
+        relevance text does not rank then) or has no anchor (it is all that ranks then)."""
+        if self._lexical is None or not nodes or plan.order or not plan.anchors:
+            return True
+        text = content_words(self.relevance_text(plan, question), self._frame_words)
+        if not text:
+            return False
+        scores = self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
+        return bool(np.max(scores, initial=0.0) > 0.0)
 
     def lexical_order(self, plan: Plan, nodes: list[RankedNode], question: str | None = None) -> list[RankedNode]:
         """The targets rescored by the BM25 of the relevance text's content words (`lexically_rescored`; a frame

@@ -172,10 +172,20 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
         starts = [steps[-1].end(), 0] if steps else [0]
     for after in starts:
         hit = _type_word_at(question, schema, after)
+        while hit is not None and wh is None and _labels_name(question, hit, name_starts, schema):
+            hit = _type_word_at(question, schema, hit[0] + len(hit[2]))
         if hit is not None:
             _, label, words = _compound_head(question, schema, hit, name_starts)
             return label, words
     return None
+
+
+def _labels_name(question: str, hit: tuple[int, str, str], name_starts: frozenset[int], schema: SkbSchema) -> bool:
+    """Whether a singular type word is the label of the name right after it ("X: gene TP63, feature Y"): terse
+    wording lists what it knows that way, and asks by the type word that heads the list."""
+    end = hit[0] + len(hit[2])
+    start = min((s for s in name_starts if s >= end), default=None)
+    return start is not None and not question[end:start].strip() and not _is_plural_type_word(hit[2], schema)
 
 
 # A type word that introduces a description names the described entity, not a type on the way: "the phenotype

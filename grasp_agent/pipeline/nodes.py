@@ -85,7 +85,7 @@ def plan(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
 
 def execute(state: GraphBranchState, branch: GraphBranch) -> dict[str, Any]:
     ranking = branch.execute(state["planning"], question=state["question"], with_cypher=state["options"].with_cypher)
-    return {"graph_ranking": ranking}
+    return {"graph_ranking": ranking, "graph_notes": [ranking.note] if ranking.note else []}
 
 
 def text_node(parts: PipelineParts) -> PipelineNode:

@@ -10,6 +10,7 @@ from grasp_agent.graph_branch.described_mentions import (
     clause_frame,
     describes_one,
     named_share,
+    names_another_type,
 )
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
@@ -176,3 +177,15 @@ def test_relation_name_words_tie_named_things_together_and_describe_nothing() ->
     # without the relation words, "associated ... lack" made a four-word description of a disease out of two names
     assert candidate_clauses(question, frame - relation_words, ("SCN1A", "Seizure"))
     assert candidate_clauses(question, frame, ("SCN1A", "Seizure")) == []
+
+
+def test_a_clause_around_a_name_of_another_type_is_told_apart() -> None:
+    # the finder keeps such a clause only when it reads as closely as a definition; here it is the gene's sentence
+    question = "A girl carries a pathogenic COL1A1 variant. Which disease fits?"
+    (clause,) = [
+        c for c in candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), ("COL1A1",)) if "COL1A1" in c.text
+    ]
+    gene = Mention(text="COL1A1", types=("Gene",))
+    assert names_another_type(question, clause, "Phenotype", [gene])
+    assert not names_another_type(question, clause, "Gene", [gene])  # a name of the described type itself
+    assert not names_another_type(question, clause, "Phenotype", [Mention(text="Blue sclerae", types=("Phenotype",))])

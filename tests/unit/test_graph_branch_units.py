@@ -12,6 +12,7 @@ from grasp_agent.graph_branch.plan import Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, PlanCheck, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import (
+    PlanRunner,
     content_words,
     format_path,
     lexically_rescored,
@@ -20,7 +21,13 @@ from grasp_agent.graph_branch.ranking import (
     witness_paths,
 )
 from grasp_agent.graph_branch.relation_words import RelationWords
-from grasp_agent.graph_branch.span_mentions import ScoredSpan, Span, candidate_spans, choose_spans
+from grasp_agent.graph_branch.span_mentions import (
+    ScoredSpan,
+    Span,
+    SpanMentionFinder,
+    candidate_spans,
+    choose_spans,
+)
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.hpo import HPO_SCHEMA
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
@@ -492,6 +499,55 @@ def test_an_exact_whole_name_wins_over_its_exact_parts_whatever_the_order() -> N
         assert [span.text for span, _ in chosen] == ["AARS1", "distal muscle weakness"]
 
 
+def _exact(question: str, text: str, key: str) -> ScoredSpan:
+    return ScoredSpan(_scored(question, text, 1.0).span, 1.0, ("Phenotype",), key=key)
+
+
+def test_a_span_around_an_exact_name_counts_as_exact_only_when_it_links_a_longer_name() -> None:
+    finder = SpanMentionFinder(None, None, HPO_SCHEMA)  # type: ignore[arg-type]  # _scored calls neither
+    question = "disorders, Distal muscle weakenss; conditions, Bilateral renal agenesis"
+    exact = [
+        _exact(question, "muscle", "muscle"),
+        _exact(question, "Bilateral renal agenesis", "bilateral renal agenesis"),
+        _exact(question, "renal agenesis", "renal agenesis"),
+    ]
+    spans = [
+        _scored(question, "disorders, Distal muscle weakenss", 0.9).span,  # a misspelt longer name around "muscle"
+        _scored(question, "conditions, Bilateral renal agenesis", 0.92).span,
+    ]
+    links = [
+        [NodeLink("HP:0002460", "Distal muscle weakness", "Phenotype", 0.9, 3)],
+        # the exact name inside, reordered: the span adds only a type word
+        [NodeLink("ORPHA:1", "Renal agenesis, bilateral", "Disease", 0.92, 3)],
+    ]
+    scored = finder._scored(spans, links, exact)
+    assert [(item.span.text, item.score, item.promoted) for item in scored] == [
+        ("disorders, Distal muscle weakenss", 1.0, True),
+        ("conditions, Bilateral renal agenesis", 0.92, False),
+    ]
+
+
+def test_a_name_the_dictionary_refused_is_not_let_back_in_by_its_cosine() -> None:
+    from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary
+
+    dictionary = NameDictionary(
+        [
+            ("REST", DictionaryEntry("NCBIGene:5978", "Gene", "REST")),
+            ("Dyspnea at rest", DictionaryEntry("HP:0002100", "Phenotype", "Dyspnea at rest")),
+        ]
+    )
+    finder = SpanMentionFinder(None, None, HPO_SCHEMA, dictionary=dictionary)  # type: ignore[arg-type]
+    question = "Which diseases leave patients breathless even during rest?"
+    assert finder._exact_spans(question) == []  # "rest" is an ordinary word of the names: no symbol
+    rest = _scored(question, "rest", 1.0).span
+    breathless = _scored(question, "breathless", 0.9).span
+    links = [
+        [NodeLink("NCBIGene:5978", "REST", "Gene", 1.0, 3)],  # an uncased encoder: the same text, cosine 1
+        [NodeLink("HP:0002094", "Dyspnea", "Phenotype", 0.9, 3)],
+    ]
+    assert [item.span.text for item in finder._scored([rest, breathless], links, [])] == ["breathless"]
+
+
 def test_embedded_spans_go_best_cosine_first_and_never_overlap() -> None:
     question = "Which diseases present with epileptic spasms?"
     chosen = choose_spans(
@@ -517,6 +573,34 @@ def test_targets_rescored_by_a_word_of_their_text_keep_exact_matches_first() -> 
     # no word found, or no weight: the procedure's order and scores, untouched
     assert lexically_rescored(nodes, [0.0] * 4, 0.5) == nodes
     assert lexically_rescored(nodes, [0.0, 0.2, 1.0, 1.0], 0.0) == nodes
+
+
+def test_a_relevance_text_ranks_only_targets_whose_text_holds_one_of_its_words() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.text_branch.bm25_index import LexicalIndex
+    from tests.unit.test_text_branch_fields import toy_corpus
+
+    runner = PlanRunner(None, None, None, frame_words=frame_words(HPO_CONTEXT))  # type: ignore[arg-type]
+    runner = runner.with_lexical(LexicalIndex.build(toy_corpus()))
+
+    def plan(relevance: str, anchored: bool = True) -> Plan:
+        anchors = [{"var": "a1", "type": "Phenotype", "text": "Cataract"}] if anchored else []
+        hops = [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}] if anchored else []
+        return Plan.model_validate(
+            {"anchors": anchors, "hops": hops, "target": {"var": "t", "type": "Disease"}, "relevance_text": relevance}
+        )
+
+    targets = [
+        RankedNode("D3", "Congenital cataract", 1.0, 0.1, 1.1),
+        RankedNode("D4", "Alport syndrome", 1.0, 0.2, 1.2),
+    ]
+    assert runner.text_grips(plan("congenital forms"), targets)  # D3's name holds "congenital"
+    # words no target's text holds ("what might explain ... in a patient"): the cosine would rank by wording alone
+    assert not runner.text_grips(plan("what might explain it in a patient"), targets)
+    assert not runner.text_grips(plan("which are they"), targets)  # frame words only
+    # a plan without anchors is ranked by its relevance text alone, so it always counts
+    assert runner.text_grips(plan("what might explain it in a patient", anchored=False), targets)
+    assert runner.with_lexical(None).text_grips(plan("what might explain it"), targets)  # nothing to check with
 
 
 def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> None:

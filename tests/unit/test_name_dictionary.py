@@ -80,6 +80,14 @@ def test_a_symbol_that_is_an_ordinary_word_matches_only_as_written() -> None:
     assert ("WAS", "NCBIGene:7454") in _found("Which diseases are linked to WAS?")
 
 
+def test_a_lower_case_word_after_a_possessive_is_a_noun_not_a_symbol() -> None:
+    dictionary = _dictionary(("NCBIGene:6651", "Gene", "SON", ()), ("HP:1", "Phenotype", "Myelitis", ()))
+    found = [match.text for match in dictionary.matches("My son was diagnosed with myelitis")]
+    assert found == ["myelitis"]
+    assert [m.text for m in dictionary.matches("Is son linked to myelitis?")] == ["son", "myelitis"]
+    assert [m.text for m in dictionary.matches("my SON variant")] == ["SON"]  # written as a symbol, it is one
+
+
 def test_a_one_word_synonym_that_is_an_ordinary_word_does_not_match_alone() -> None:
     dictionary = _dictionary(
         ("HP:1", "Phenotype", "Mode of inheritance", ("Inheritance",)),

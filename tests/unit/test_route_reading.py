@@ -184,3 +184,19 @@ def test_the_plan_notes_say_how_the_routes_read_the_words(embedder: object) -> N
         "not used: training questions with such anchors decide"
         in learned.route_notes("Where was Adele born?", table)[0]
     )
+
+
+def test_an_unnamed_target_is_sure_when_training_questions_and_the_words_agree(embedder: object) -> None:
+    table = EntityTable((_row("Adele", "Artist", 1.0),))
+    reader = RouteReader(MUSIC, PATTERNS, embedder)  # type: ignore[arg-type]
+    labels = {"artist:1": "Artist", "city:1": "City", "album:1": "Album"}
+    mostly_cities = fit_answer_type_prior("music", [(("artist:1",), ("city:1",))] * 6, labels)
+    agreeing = HeuristicPlanner(MUSIC_CONTEXT, answer_types=mostly_cities, route_reader=reader)
+    plan = agreeing.build("Where was Adele born?", table)
+    assert (plan.target.type, plan.risk.value) == ("City", "low")  # the prior and the route reading both say City
+    mostly_albums = fit_answer_type_prior("music", [(("artist:1",), ("album:1",))] * 6, labels)
+    disagreeing = HeuristicPlanner(MUSIC_CONTEXT, answer_types=mostly_albums, route_reader=reader)
+    plan = disagreeing.build("Where was Adele born?", table)
+    assert (plan.target.type, plan.risk.value) == ("Album", "medium")  # the words lead elsewhere: unsure
+    alone = HeuristicPlanner(MUSIC_CONTEXT, route_reader=reader).build("Where was Adele born?", table)
+    assert (alone.target.type, alone.risk.value) == ("City", "medium")  # one reading alone is not enough

@@ -264,3 +264,17 @@ def test_a_type_word_inside_a_relation_phrase_of_the_schema_is_no_asked_type() -
         }
     )
     assert target_mention("What has phenotype Ataxia?", plain, ["Ataxia"]) == ("Phenotype", "phenotype")
+
+
+def test_a_type_word_labelling_the_name_after_it_asks_nothing_in_terse_wording() -> None:
+    names = ["COL1A1", "Blue sclerae"]
+    # the list after the colon labels what the question knows; the type word heading it is asked
+    assert target_mention("Disorders: gene COL1A1, feature Blue sclerae", HPO_SCHEMA, names) == (
+        "Disease",
+        "Disorders",
+    )
+    # a plural after the colon still asks, and so does a label with no name right after it
+    assert target_mention("Blue sclerae: genes?", HPO_SCHEMA, ["Blue sclerae"]) == ("Gene", "genes")
+    assert target_mention("COL1A1 -> disease?", HPO_SCHEMA, ["COL1A1"]) == ("Disease", "disease")
+    # with a wh-word the rule does not apply: the word after it asks
+    assert target_mention("Which gene COL1A1 variant causes Blue sclerae?", HPO_SCHEMA, names)[0] == "Gene"
