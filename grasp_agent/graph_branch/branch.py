@@ -196,6 +196,7 @@ class GraphBranch:
                 min_doc_anchor_score=settings.doc_anchor_min_score,
                 answer_types=answer_types,
                 name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
+                name_shares=dictionary.name_shares if dictionary is not None else None,
                 asked_type=asked_type,
                 route_reader=(
                     RouteReader(context.schema, list(context.pattern_counts), embedder)

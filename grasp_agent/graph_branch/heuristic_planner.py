@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
@@ -39,7 +39,7 @@ from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
-from grasp_agent.graph_branch.quoted_words import quoted_keywords
+from grasp_agent.graph_branch.quoted_words import MAX_KEYWORDS, modifier_keywords, quoted_keywords
 from grasp_agent.graph_branch.quotes import quoted_spans
 from grasp_agent.graph_branch.relation_words import NAME_WEIGHT, RelationWords, stem, stems
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
@@ -246,8 +246,10 @@ class HeuristicPlanner:
         name_vocabulary: frozenset[str] | None = None,
         asked_type: AskedTypeModel | None = None,
         route_reader: RouteReader | None = None,
+        name_shares: Callable[[str], Mapping[str, float]] | None = None,
     ) -> None:
         self._context = context
+        self._name_shares = name_shares
         self._asked_type = asked_type
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
         self._routes = SchemaRoutes(context, answer_types, route_reader)
@@ -601,8 +603,20 @@ class HeuristicPlanner:
             n_cand=max(0, min(n_cand, target_count)),
             risk=risk,
             order=ordered.order if ordered else None,
-            name_contains=quoted_keywords(question, mentions),
+            name_contains=self._name_keywords(question, mentions, asked, target_label),
         )
+
+    def _name_keywords(
+        self, question: str, mentions: list[str], asked: tuple[str, str] | None, target_label: str
+    ) -> tuple[str, ...]:
+        """What the answer's name must hold: quoted keywords, then the unquoted words right before the asked type's
+        word that few of the type's names hold (with the names' shares)."""
+        quoted = quoted_keywords(question, mentions)
+        if asked is None or self._name_shares is None:
+            return quoted
+        named = [text for text in mentions if text.lower() != asked[1].lower()]  # the asked words are a mention too
+        before = modifier_keywords(question, asked[1], named, self._name_shares(target_label), self._noise_words)
+        return tuple(dict.fromkeys(quoted + before))[:MAX_KEYWORDS]
 
     def _names_target_twice(self, question: str, table: EntityTable, target_label: str) -> bool:
         """Whether the question names the asked type by two words outside its named things (the extractor's

@@ -118,6 +118,19 @@ class NameDictionary:
         self._ordinary = frozenset(ordinary) | FUNCTION_WORDS
         self._marks = {key: frozenset(found) for key, found in marks.items()}
         self._entries = {key: tuple(dict.fromkeys(found)) for key, found in by_key.items()}
+        # per type, the share of its nodes whose own name holds a word: how specific a word is of a type's names
+        named: dict[str, dict[str, set[NodeId]]] = {}
+        nodes: dict[str, set[NodeId]] = {}
+        for found in self._entries.values():
+            for entry in found:
+                if entry.from_synonym or entry.from_key:
+                    continue
+                nodes.setdefault(entry.label, set()).add(entry.node_id)
+                for word in phrase_key(entry.name).split(" "):
+                    named.setdefault(entry.label, {}).setdefault(word, set()).add(entry.node_id)
+        self._name_shares = {
+            label: {word: len(ids) / len(nodes[label]) for word, ids in words.items()} for label, words in named.items()
+        }
         # the names' vocabulary (word -> keys holding it) and its deletion index, for typos
         self._vocabulary: dict[str, int] = {}
         for key in self._entries:
@@ -141,6 +154,10 @@ class NameDictionary:
     def vocabulary(self) -> frozenset[str]:
         """The normalised words of the SKB's names and synonyms."""
         return frozenset(self._vocabulary)
+
+    def name_shares(self, label: str) -> Mapping[str, float]:
+        """Word (normalised, `phrases.phrase_key`) -> the share of `label`'s nodes whose own name holds it."""
+        return self._name_shares.get(label, {})
 
     def matches(self, text: str) -> list[PhraseMatch]:
         """Every key the text holds as whole words (overlapping ones too), after the guards in the module

@@ -4,17 +4,25 @@ conditions ...', 'films with "Star" in the title'.
 A quoted passage is a description or a keyword, never a name the linker should match (the span finder leaves
 quoted text to the described-entity finder). What the described-entity finder does not take, a passage of at
 most MAX_WORDS words that no mention covers, is a keyword: the plan asks it of the targets' names
-(`name_contains`), and the targets whose name holds it rank first. Pure.
+(`name_contains`), and the targets whose name holds it rank first. Unquoted, a word right before the asked type's
+word that the type's names hold, but few of them, is read the same way ("Which Chylous disorder ...",
+`modifier_keywords`; the shares come from the SKB's own names). Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
+from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.quotes import quoted_ranges
 
 MAX_WORDS = 3  # a longer quoted passage is a description, not a keyword
 MAX_KEYWORDS = 4  # what a plan's name_contains holds
+# A word before the asked type word is a keyword of the answer's name only when at most this share of the type's
+# names hold it: "Which Chylous disorder" (a handful of names), not "Which genetic disorder" (many).
+MAX_NAME_SHARE = 0.02
+_CHUNK = re.compile(r"\S+")
 
 
 def quoted_keywords(question: str, mentions: Sequence[str]) -> tuple[str, ...]:
@@ -32,4 +40,50 @@ def quoted_keywords(question: str, mentions: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:MAX_KEYWORDS]
 
 
-__all__ = ["MAX_WORDS", "quoted_keywords"]
+def _ranges(question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
+    lowered = question.lower()
+    found = []
+    for text in texts:
+        start = lowered.find(text.lower()) if text else -1
+        while start >= 0:
+            found.append((start, start + len(text)))
+            start = lowered.find(text.lower(), start + 1)
+    return found
+
+
+def modifier_keywords(
+    question: str,
+    type_words: str,
+    mentions: Sequence[str],
+    name_shares: Mapping[str, float],
+    frame: frozenset[str],
+    max_share: float = MAX_NAME_SHARE,
+) -> tuple[str, ...]:
+    """The words written right before the asked type's word ("Which *Chylous* disorder has X?", "the *early-onset*
+    diseases with X") that no frame word is and the asked type's own names hold, in at most `max_share` of them
+    (`name_shares`: normalised word -> share of the type's names holding it): a keyword of the answer's name,
+    unquoted. A one-word mention there counts too, and stays an anchor ("Which *spastic* disorder has X?": a
+    disease with spasticity, and its name says spastic first); a word that is only part of a mention ends the
+    reading, as does punctuation. Read back from the type word; in question order. Pure."""
+    covered = _ranges(question, mentions)
+    lowered = question.lower()
+    at = lowered.find(type_words.lower()) if type_words else -1
+    while at >= 0 and any(start <= at < end for start, end in covered):
+        at = lowered.find(type_words.lower(), at + 1)
+    if at < 0:
+        return ()
+    chunks = list(_CHUNK.finditer(question[:at]))
+    found: list[str] = []
+    for chunk in reversed(chunks):
+        text = chunk.group()
+        inside = [(start, end) for start, end in covered if start < chunk.end() and chunk.start() < end]
+        if any((start, end) != chunk.span() for start, end in inside) or not text[-1].isalnum():
+            break  # part of a mention ("KCNQ2-related", "... ataxia"), or punctuation closing the phrase before
+        words = phrase_key(text).split()
+        if not words or any(w in frame or not 0.0 < name_shares.get(w, 0.0) <= max_share for w in words):
+            break
+        found.append(text.strip("\"'“”(["))
+    return tuple(reversed(found))[:MAX_KEYWORDS]
+
+
+__all__ = ["MAX_NAME_SHARE", "MAX_WORDS", "modifier_keywords", "quoted_keywords"]

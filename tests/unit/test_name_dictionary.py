@@ -241,3 +241,18 @@ def test_a_mention_links_exactly_to_every_node_it_names_or_is_a_synonym_of() -> 
     ]
     assert dictionary_links(mention, dictionary, ["Disease"]) == [("ORPHA:791", "Disease", 1.0)]  # labels linked
     assert dictionary_links(Mention(text="night blindness", types=("Phenotype",)), dictionary, ["Phenotype"]) == []
+
+
+def test_name_shares_count_each_types_own_names_not_synonyms() -> None:
+    dictionary = _dictionary(
+        ("D:1", "Disease", "Chylous ascites", ("Milky ascites",)),
+        ("D:2", "Disease", "Spastic paraplegia 7", ()),
+        ("D:3", "Disease", "Spastic ataxia", ()),
+        ("D:4", "Disease", "Ascites, chylous", ()),
+        ("HP:1", "Phenotype", "Spasticity", ()),
+    )
+    shares = dictionary.name_shares("Disease")
+    assert shares["chylous"] == 0.5 and shares["spastic"] == 0.5 and shares["ascite"] == 0.5
+    assert "milky" not in shares  # a synonym is no name
+    assert dictionary.name_shares("Phenotype") == {"spasticity": 1.0}
+    assert dictionary.name_shares("Gene") == {}

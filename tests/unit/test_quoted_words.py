@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from grasp_agent.graph_branch.entity_table import EntityTable
-from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
+from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.plan import parse_plan
-from grasp_agent.graph_branch.quoted_words import quoted_keywords
+from grasp_agent.graph_branch.quoted_words import modifier_keywords, quoted_keywords
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 
 
@@ -30,3 +31,44 @@ def test_the_planner_asks_quoted_keywords_of_the_targets_names() -> None:
     assert '"name_contains":["spastic"]' in plan.to_json() and parse_plan(plan.to_json()) == plan
     plain = HeuristicPlanner(HPO_CONTEXT).build("Which diseases present with Unsteady gait?", table)
     assert plain.name_contains == () and "name_contains" not in plain.to_json()
+
+
+# share of the disease names holding each word (as `NameDictionary.name_shares` reads them from the SKB)
+SHARES = {"chylous": 0.0002, "early": 0.01, "onset": 0.015, "syndrome": 0.27, "related": 0.012, "rare": 0.0001}
+
+
+def test_a_word_few_names_of_the_asked_type_hold_right_before_its_type_word_is_a_keyword() -> None:
+    frame = frame_words(HPO_CONTEXT)
+
+    def read(question: str, type_words: str, mentions: list[str]) -> tuple[str, ...]:
+        return modifier_keywords(question, type_words, mentions, SHARES, frame)
+
+    assert read("Which Chylous disorder has Pancreatitis?", "disorder", ["Pancreatitis"]) == ("Chylous",)
+    assert read("the early-onset diseases with Myopia", "diseases", ["Myopia"]) == ("early-onset",)
+    assert read("rare chylous conditions featuring myopia", "conditions", ["myopia"]) == ("rare", "chylous")
+    # a word many names hold, a frame word, a word no name holds, punctuation or a mention's compound end it
+    assert read("Which syndrome disorder has X?", "disorder", ["X"]) == ()
+    assert read("Which disorder has X?", "disorder", ["X"]) == ()
+    assert read("Which lovely disorder has X?", "disorder", ["X"]) == ()
+    assert read("Pancreatitis, chylous: diseases?", "diseases", ["Pancreatitis"]) == ()
+    assert read("Which KCNQ2-related disorder has X?", "disorder", ["KCNQ2", "X"]) == ()
+    assert read("Which foo chylous disorder has X?", "disorder", ["foo chylous", "X"]) == ()
+    # a one-word mention right before the type word is a keyword too (it stays an anchor)
+    assert read("Which chylous disorder has X?", "disorder", ["chylous", "X"]) == ("chylous",)
+    # the type word inside a mention is not the asked one; the one after it is read
+    assert read("Chylous disease type 2 aside, which chylous disease?", "disease", ["Chylous disease type 2"]) == (
+        "chylous",
+    )
+
+
+def test_the_planner_asks_unquoted_keywords_of_the_names_only_with_the_names_shares() -> None:
+    # the extractor's entity table holds the asked type's words as a target mention
+    target = _row("disorder", "Disease", 0.6, role=MentionRole.TARGET)
+    table = EntityTable((_row("Pancreatitis", "Phenotype", 1.0), target))
+    question = "Which Chylous disorder has Pancreatitis?"
+    assert HeuristicPlanner(HPO_CONTEXT).build(question, table).name_contains == ()
+    shares = {"Disease": SHARES}
+    planner = HeuristicPlanner(HPO_CONTEXT, name_shares=lambda label: shares.get(label, {}))
+    assert planner.build(question, table).name_contains == ("Chylous",)
+    quoted = planner.build('Which "Lymph" Chylous disorder has Pancreatitis?', table)
+    assert quoted.name_contains == ("Lymph", "Chylous")  # quoted first
