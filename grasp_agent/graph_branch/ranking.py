@@ -10,7 +10,10 @@ first for 41 of 89, the better of document and definition for 83 (docs/benchmark
 
 With a `LexicalScorer` (the text branch's BM25 index), the targets are rescored by the relevance text's words
 too (`with_lexical`): the procedure's cosine reads what a text is about, but a question asking for "the one whose
-description mentions photodysphoria" asks for a word, which a sentence embedding blurs.
+description mentions photodysphoria" asks for a word, which a sentence embedding blurs. A relevance text none of
+whose words any target's document holds ("what might explain ... in a patient") is dropped and the plan run again
+without it (`text_grips`): its cosine would order the matches by the question's wording alone, and two wordings of
+one request would put different answers first.
 """
 
 from __future__ import annotations
