@@ -160,14 +160,18 @@ class SchemaRoutes:
         # what training questions with such anchors mostly asked for (kept by `train all` only when it reads the
         # SKB's valid questions better than the routes alone); else the schema's routes read against the
         # question's words, when one type clearly leads; else the prior's best guess; else the most populous type
-        prior = self._answer_types
-        learned = prior.choose(anchor_labels, list(self._context.label_counts)) if prior is not None else None
+        learned = self._learned_target(anchor_labels)
         return (
             (learned if self.learned_for(anchor_labels) else None)
             or self.read_target(anchor_labels, frame)
             or learned
             or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
         )
+
+    def _learned_target(self, anchor_labels: Sequence[str]) -> str | None:
+        """The answer-type prior's choice for anchors of these types (None without a prior)."""
+        prior = self._answer_types
+        return prior.choose(anchor_labels, list(self._context.label_counts)) if prior is not None else None
 
     def learned_for(self, anchor_labels: Sequence[str]) -> bool:
         """Whether what training questions with anchors of these types asked for decides: a majority of them
@@ -180,11 +184,9 @@ class SchemaRoutes:
         """Two readings agree on a type the question does not name ("A patient with a variant in G has P: what is
         the diagnosis?"): training questions with such anchors mostly asked for it (`learned_for`), and the
         question's words lead to it along the schema's routes (`read_target`)."""
-        prior = self._answer_types
         return (
-            prior is not None
-            and self.learned_for(anchor_labels)
-            and prior.choose(anchor_labels, list(self._context.label_counts)) == target
+            self.learned_for(anchor_labels)
+            and self._learned_target(anchor_labels) == target
             and self.read_target(anchor_labels, frame) == target
         )
 

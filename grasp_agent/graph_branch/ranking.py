@@ -12,8 +12,8 @@ With a `LexicalScorer` (the text branch's BM25 index), the targets are rescored 
 too (`with_lexical`): the procedure's cosine reads what a text is about, but a question asking for "the one whose
 description mentions photodysphoria" asks for a word, which a sentence embedding blurs. A relevance text none of
 whose words any target's document holds ("what might explain ... in a patient") is dropped and the plan run again
-without it (`text_grips`): its cosine would order the matches by the question's wording alone, and two wordings of
-one request would put different answers first.
+without it (`text_grips`, reading the same word scores `lexical_order` uses): its cosine would order the matches
+by the question's wording alone, and two wordings of one request would put different answers first.
 """
 
 from __future__ import annotations
@@ -236,7 +236,8 @@ class PlanRunner:
             nodes = without_loops(
                 self._procedures.execute(plan_json, anchors, relevance, self._settings.limit, self._settings.config())
             )
-            if relevance is not None and not self.text_grips(plan, nodes, question):
+            words = self.word_scores(plan, nodes, question)
+            if relevance is not None and nodes and not self.text_grips(plan, words):
                 # The cosine with a text none of whose words any target's document holds ("what might explain
                 # ... in a patient") ranks the targets by the question's wording: two wordings of one request
                 # would put different answers first. Ranked as a plan without relevance text is.
@@ -249,32 +250,34 @@ class PlanRunner:
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
-        kept = self.lexical_order(plan, nodes, question) if note is None else nodes
+        kept = self.lexical_order(plan, nodes, words) if note is None else nodes
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
         return GraphRanking(tuple(kept), reason, compiled, note)
 
-    def text_grips(self, plan: Plan, nodes: Sequence[RankedNode], question: str | None = None) -> bool:
-        """Whether the relevance text's content words occur in any of the targets' documents (BM25 above 0).
-        True without a lexical scorer, when nothing was matched, when the plan orders by a quantity (the
-        relevance text does not rank then) or has no anchor (it is all that ranks then)."""
-        if self._lexical is None or not nodes or plan.order or not plan.anchors:
-            return True
+    def word_scores(self, plan: Plan, nodes: Sequence[RankedNode], question: str | None = None) -> np.ndarray | None:
+        """The relative BM25 of the relevance text's content words under each target's document (a frame word
+        such as "which" or a relation's name matches documents at random); None without a lexical scorer, targets
+        or content words."""
         text = content_words(self.relevance_text(plan, question), self._frame_words)
-        if not text:
-            return False
-        scores = self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
-        return bool(np.max(scores, initial=0.0) > 0.0)
+        if self._lexical is None or not nodes or not text:
+            return None
+        return self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
 
-    def lexical_order(self, plan: Plan, nodes: list[RankedNode], question: str | None = None) -> list[RankedNode]:
-        """The targets rescored by the BM25 of the relevance text's content words (`lexically_rescored`; a frame
-        word such as "which" or a relation's name matches documents at random), unless the plan orders them
-        itself (by a quantity, or its name words first) or there is no scorer, weight or content word."""
-        text = content_words(self.relevance_text(plan, question), self._frame_words)
+    def text_grips(self, plan: Plan, word_scores: np.ndarray | None) -> bool:
+        """Whether the relevance text's content words occur in any of the targets' documents (`word_scores` above
+        0). True without a lexical scorer, or when the plan orders by a quantity (the relevance text does not rank
+        then) or has no anchor (it is all that ranks then)."""
+        if self._lexical is None or plan.order or not plan.anchors:
+            return True
+        return word_scores is not None and bool(np.max(word_scores, initial=0.0) > 0.0)
+
+    def lexical_order(self, plan: Plan, nodes: list[RankedNode], word_scores: np.ndarray | None) -> list[RankedNode]:
+        """The targets rescored by their `word_scores` (`lexically_rescored`), unless the plan orders them itself
+        (by a quantity, or its name words first) or there are no scores or no weight."""
         weight = self._settings.lexical_weight
-        if self._lexical is None or weight <= 0.0 or not text or not nodes or plan.order or plan.name_contains:
+        if word_scores is None or weight <= 0.0 or plan.order or plan.name_contains:
             return nodes
-        scores = self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
-        return lexically_rescored(nodes, scores, weight)
+        return lexically_rescored(nodes, word_scores, weight)
 
     def compile(self, plan: Plan, anchors: dict[str, Any]) -> CompiledPlan:
         """The query execute ran, with the bindings it was given or grasp.link gives under the same defaults."""

@@ -143,9 +143,12 @@ _DETERMINER = re.compile(
 
 def _followed_by_object(question: str, hit: tuple[int, str, str], name_starts: frozenset[int]) -> bool:
     """Whether a noun phrase follows the type word right away: a determiner or a name."""
+    return bool(_DETERMINER.match(question, hit[0] + len(hit[2]))) or _followed_by_name(question, hit, name_starts)
+
+
+def _followed_by_name(question: str, hit: tuple[int, str, str], name_starts: frozenset[int]) -> bool:
+    """Whether one of the names starts right after the type word (only space between)."""
     end = hit[0] + len(hit[2])
-    if _DETERMINER.match(question, end):
-        return True
     start = min((s for s in name_starts if s >= end), default=None)
     return start is not None and not question[end:start].strip()
 
@@ -183,9 +186,7 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
 def _labels_name(question: str, hit: tuple[int, str, str], name_starts: frozenset[int], schema: SkbSchema) -> bool:
     """Whether a singular type word is the label of the name right after it ("X: gene TP63, feature Y"): terse
     wording lists what it knows that way, and asks by the type word that heads the list."""
-    end = hit[0] + len(hit[2])
-    start = min((s for s in name_starts if s >= end), default=None)
-    return start is not None and not question[end:start].strip() and not _is_plural_type_word(hit[2], schema)
+    return _followed_by_name(question, hit, name_starts) and not _is_plural_type_word(hit[2], schema)
 
 
 # A type word that introduces a description names the described entity, not a type on the way: "the phenotype

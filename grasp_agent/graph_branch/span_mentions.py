@@ -202,15 +202,15 @@ class SpanMentionFinder:
             best = max(candidates, key=lambda link: link.score, default=None)
             if best is None or best.score < self._min_score:
                 continue
+            linked_key, span_key = phrase_key(best.name), phrase_key(span.text)
             if (
                 self._dictionary is not None
-                and phrase_key(best.name) == phrase_key(span.text)
+                and linked_key == span_key
                 and self._dictionary.lookup(span.text, best.label)
             ):
                 # the dictionary holds this very name and did not admit the span (an ordinary word written like a
                 # symbol in lower case: "rest" is no REST); an uncased encoder must not let it back in at cosine 1
                 continue
-            linked_key = phrase_key(best.name)
             inside = [item for item in exact if item.span.start >= span.start and item.span.end <= span.end]
             cuts = any(
                 item.span.start < span.end and span.start < item.span.end and item not in inside for item in exact
@@ -222,7 +222,7 @@ class SpanMentionFinder:
                 # the linked name is no more than an exact name inside, reordered ("Aortic aneurysm, abdominal" for
                 # "diseases, Abdominal aortic aneurysm"): the span adds only words around it
                 and not any(linked_words <= set(item.key.split()) for item in inside)
-                and abs(len(linked_key.split()) - len(phrase_key(span.text).split())) <= 1
+                and abs(len(linked_key.split()) - len(span_key.split())) <= 1
                 and any(
                     _contains_words(linked_key, item.key) and len(linked_key.split()) > len(item.key.split())
                     for item in inside

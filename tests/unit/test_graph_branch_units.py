@@ -594,13 +594,17 @@ def test_a_relevance_text_ranks_only_targets_whose_text_holds_one_of_its_words()
         RankedNode("D3", "Congenital cataract", 1.0, 0.1, 1.1),
         RankedNode("D4", "Alport syndrome", 1.0, 0.2, 1.2),
     ]
-    assert runner.text_grips(plan("congenital forms"), targets)  # D3's name holds "congenital"
+
+    def grips(written: Plan, reader: PlanRunner = runner) -> bool:
+        return reader.text_grips(written, reader.word_scores(written, targets))
+
+    assert grips(plan("congenital forms"))  # D3's name holds "congenital"
     # words no target's text holds ("what might explain ... in a patient"): the cosine would rank by wording alone
-    assert not runner.text_grips(plan("what might explain it in a patient"), targets)
-    assert not runner.text_grips(plan("which are they"), targets)  # frame words only
+    assert not grips(plan("what might explain it in a patient"))
+    assert not grips(plan("which are they"))  # frame words only
     # a plan without anchors is ranked by its relevance text alone, so it always counts
-    assert runner.text_grips(plan("what might explain it in a patient", anchored=False), targets)
-    assert runner.with_lexical(None).text_grips(plan("what might explain it"), targets)  # nothing to check with
+    assert grips(plan("what might explain it in a patient", anchored=False))
+    assert grips(plan("what might explain it"), runner.with_lexical(None))  # nothing to check with
 
 
 def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> None:
