@@ -6,7 +6,8 @@ read from the graph along the template's walk (the anchor itself never counts). 
 only pairs where each anchor narrows the other (the intersection is smaller than either leg's answers), the
 hard conjunctions a reader must not drop. Per type with text fields, lookups: a node described by the first
 sentence of its own text, kept only when no other node of its type has that sentence (so the answer is exact)
-and the sentence does not give its name away. Per one-hop walk onto a type with quantities, superlatives: the
+and the sentence does not give its name away; where the type's texts are records rather than prose (codes,
+demonyms), by the value of a field that no other node of its type holds (`_Describer`). Per one-hop walk onto a type with quantities, superlatives: the
 one target with the largest (smallest) value, kept only without a tie. Per one-hop walk onto a type with text
 fields, mentioning questions: the one target whose text (names and synonyms left out) holds a word that no other
 target of that anchor's walk holds, nor the anchor's or the target's names. Splits are by requirement, so every
@@ -54,6 +55,7 @@ logger = logging.getLogger(__name__)
 
 MAX_NAME = 60
 PASSAGE_WORDS = 20
+MAX_VALUE_WORDS = 6  # a field value that describes a node is a record's value, not prose
 MIN_MENTIONED = 5  # letters of a word a mentioning question asks for: shorter ones are mostly function words
 MAX_WALK = 50  # targets of one anchor a mentioning question picks among
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -114,6 +116,22 @@ class SkbGraph:
             for node, values in self._field_values(label, fields, ids).items()
         }
         return {node: text for node, text in firsts.items() if text}
+
+    def unique_values(self, label: str, field: str) -> dict[str, str]:
+        """Node id -> its `field` as text, for the nodes of `label` whose value no other node of `label` holds
+        (lists and empty values left out): a value that picks out one node, as a name does."""
+        fill_identifiers("{{field}}", field=field)  # checked, though it travels as a parameter below
+        statement = fill_identifiers(
+            "MATCH (n:{{label}}) WHERE n.id IS NOT NULL AND n[$field] IS NOT NULL "
+            "WITH n[$field] AS value, collect(n.id) AS ids WHERE size(ids) = 1 "
+            "RETURN ids[0] AS id, value",
+            label=label,
+        )
+        return {
+            str(row["id"]): str(row["value"]).strip()
+            for row in self._rows(statement, field=field)
+            if not isinstance(row["value"], list) and str(row["value"]).strip()
+        }
 
     def field_texts(self, label: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
         """All of `fields` of each node joined (lists too): what a mentioning question reads a word from."""
@@ -238,6 +256,7 @@ def generate_skb_questions(
     all_names = {label: graph.names(label) for label in context.labels}
     names = unique_names(all_names)
     pools = {label: sorted(ids) for label, ids in names.items()}
+    describe = _Describer(graph, context)
     described = [Lookup(t.label) for t in context.schema.node_types if t.text_fields and all_names.get(t.label)]
     superlatives = superlative_templates(context.pattern_counts, context.quantity_properties)
     mentioning = mentioning_templates(
@@ -248,21 +267,21 @@ def generate_skb_questions(
     questions: list[EvalQuery] = []
     for done, template in enumerate(templates):
         requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
-        questions.extend(_worded(graph, context, requirements, names, rng))
+        questions.extend(_worded(graph, context, describe, requirements, names, rng))
         if progress is not None:
             progress(done + 1, steps)
     for done, lookup in enumerate(described, start=len(templates) + 1):
-        questions.extend(_lookups(graph, context, lookup, all_names[lookup.label], per_template, rng))
+        questions.extend(_lookups(context, describe, lookup, all_names[lookup.label], per_template, rng))
         if progress is not None:
             progress(done, steps)
     for done, superlative in enumerate(superlatives, start=len(templates) + len(described) + 1):
         requirements = _superlative_requirements(graph, superlative, pools, per_template, max_answers, rng)
-        questions.extend(_worded(graph, context, requirements, names, rng))
+        questions.extend(_worded(graph, context, describe, requirements, names, rng))
         if progress is not None:
             progress(done, steps)
     for done, mention in enumerate(mentioning, start=steps - len(mentioning) + 1):
         requirements = _mentioning_requirements(graph, context, mention, pools, all_names, per_template, rng)
-        questions.extend(_worded(graph, context, requirements, names, rng))
+        questions.extend(_worded(graph, context, describe, requirements, names, rng))
         if progress is not None:
             progress(done, steps)
     return questions
@@ -361,22 +380,25 @@ def _superlative_requirements(
 
 
 def _lookups(
-    graph: SkbGraph, context: SkbContext, lookup: Lookup, names: dict[str, str], wanted: int, rng: random.Random
+    context: SkbContext,
+    describe: _Describer,
+    lookup: Lookup,
+    names: dict[str, str],
+    wanted: int,
+    rng: random.Random,
 ) -> list[EvalQuery]:
-    """Up to `wanted` nodes of the lookup's type, each worded by the first sentence of its own text."""
-    node_type = context.schema.node_type(lookup.label)
-    texts = graph.texts(lookup.label, node_type.text_fields, sorted(names))
-    passages = {node: _passage(text, names[node]) for node, text in texts.items()}
+    """Up to `wanted` nodes of the lookup's type, each worded by the first sentence of its own text or by a value
+    of its record that no other node of the type holds."""
+    descriptions = describe(lookup.label, sorted(names), names)
     holders: dict[str, int] = {}
-    for passage in passages.values():
-        if passage is not None:
-            holders[passage.lower()] = holders.get(passage.lower(), 0) + 1
-    unique = sorted(node for node, passage in passages.items() if passage and holders[passage.lower()] == 1)
+    for description in descriptions.values():
+        holders[description.text.lower()] = holders.get(description.text.lower(), 0) + 1
+    # a field's value is unique by construction; a sentence is checked against the type's other sentences
+    unique = sorted(node for node, d in descriptions.items() if d.field or holders[d.text.lower()] == 1)
     rng.shuffle(unique)
     questions = []
     for node in unique[:wanted]:
-        passage = passages[node]
-        assert passage is not None
+        description = descriptions[node]
         family = rng.choice(FAMILIES)
         if family in ANCHOR_NAMING:
             family = "which"
@@ -384,7 +406,7 @@ def _lookups(
         questions.append(
             EvalQuery(
                 id="gen-" + hashlib.sha256(key.encode()).hexdigest()[:12],
-                text=word_lookup(lookup, passage, family, context.schema, rng),
+                text=word_lookup(lookup, description.text, family, context.schema, rng, description.field),
                 answer_ids=(node,),
                 split=_split_of_key(key),
                 template=lookup.name,
@@ -457,6 +479,7 @@ def _partner(
 def _worded(
     graph: SkbGraph,
     context: SkbContext,
+    describe: _Describer,
     requirements: list[Requirement],
     names: dict[str, dict[str, str]],
     rng: random.Random,
@@ -466,19 +489,26 @@ def _worded(
     types = {t.label: t for t in context.schema.node_types}
     template = requirements[0].template
     labels = [leg[0].source for leg in template.legs]
-    passages: dict[str, str] = {}
+    descriptions: dict[str, Description] = {}
     for label in set(labels):
         ids = sorted({r.anchor_ids[i] for r in requirements for i, lab in enumerate(labels) if lab == label})
-        passages.update(graph.texts(label, types[label].text_fields, ids))
+        descriptions.update(describe(label, ids, names[label]))
     taken = {name.lower() for by_id in names.values() for name in by_id.values()}  # what a misspelling must avoid
     worded: list[EvalQuery] = []
     for requirement in requirements:
         anchors = []
         for anchor_id, label in zip(requirement.anchor_ids, labels, strict=True):
             name = names[label][anchor_id]
-            passage = _passage(passages.get(anchor_id, ""), name)
+            description = descriptions.get(anchor_id)
             type_word = rng.choice([label.lower(), *[a.lower() for a in types[label].aliases]])
-            anchors.append(AnchorText(name=name, type_word=type_word, passage=passage))
+            anchors.append(
+                AnchorText(
+                    name=name,
+                    type_word=type_word,
+                    passage=description.text if description else None,
+                    passage_field=description.field if description else None,
+                )
+            )
         family = rng.choice(FAMILIES)
         if family == "described" and not all(a.passage for a in anchors):
             family = "which"
@@ -533,6 +563,59 @@ def _other_name(names: dict[str, dict[str, str]], excluded: set[str], rng: rando
     """The name of a node of any type that the question is not about."""
     label = rng.choice(sorted(label for label, by_id in names.items() if set(by_id) - excluded))
     return names[label][rng.choice(sorted(set(names[label]) - excluded))]
+
+
+@dataclass(frozen=True)
+class Description:
+    """How a question describes a node without its name: a sentence of its text, or the value of `field`."""
+
+    text: str
+    field: str | None = None  # None: the first sentence of its first text field
+
+
+class _Describer:
+    """Descriptions of nodes for described anchors and lookups. The first sentence of a node's first text field
+    when it is prose (`_passage`); else, for a type whose texts are records (a country's demonym, a currency's
+    code), the value of one of its fields that no other node of the type holds, is short (at most
+    MAX_VALUE_WORDS words), is neither a name, a synonym nor a quantity, and does not hold the name.
+    Which such field a node is described by follows a hash of its id, so the choice is deterministic and draws
+    nothing from the generator's random stream. Unique values are read once per (type, field)."""
+
+    def __init__(self, graph: SkbGraph, context: SkbContext) -> None:
+        self._graph = graph
+        self._context = context
+        self._unique: dict[tuple[str, str], dict[str, str]] = {}
+
+    def __call__(self, label: str, ids: Sequence[str], names: dict[str, str]) -> dict[str, Description]:
+        node_type = self._context.schema.node_type(label)
+        texts = self._graph.texts(label, node_type.text_fields, ids)
+        quantities = set(self._context.quantity_properties.get(label, ()))
+        fields = [f for f in _mentionable_fields(self._context, label) if f not in quantities]
+        found: dict[str, Description] = {}
+        for node in ids:
+            name = names.get(node)
+            if name is None:
+                continue
+            passage = _passage(texts.get(node, ""), name)
+            if passage is not None:
+                found[node] = Description(passage)
+                continue
+            held = [(f, value) for f in fields if (value := self._values(label, f).get(node)) and _says(value, name)]
+            if held:
+                field, value = held[int(hashlib.sha256(node.encode()).hexdigest()[:8], 16) % len(held)]
+                found[node] = Description(value, field)
+        return found
+
+    def _values(self, label: str, field: str) -> dict[str, str]:
+        if (label, field) not in self._unique:
+            self._unique[label, field] = self._graph.unique_values(label, field)
+        return self._unique[label, field]
+
+
+def _says(value: str, name: str) -> bool:
+    """Whether a field's value describes a node without naming it: short, and not holding the name (an
+    official name "Republic of Botswana" gives "Botswana" away; a code "KYO" for Kyoto does not)."""
+    return len(value.split()) <= MAX_VALUE_WORDS and name.lower() not in value.lower()
 
 
 def _passage(text: str, name: str) -> str | None:

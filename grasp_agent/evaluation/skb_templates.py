@@ -5,14 +5,16 @@ A template is one or two *legs*, each a walk of schema steps from an anchor type
 one-hop legs meeting at the target (an intersection: "which diseases have phenotype X and are associated with
 gene G"). Every step names a stored relation and the direction it is walked in, so answers are exact. A
 *lookup* has no hop: the answer is the node a passage of its own text describes ("which phenotype is described
-as ..."), the questions a reader must leave to the text and that teach the text branch its whole-document keys.
+as ...", or for a record "which country has the demonym ..."), the questions a reader must leave to the text and
+that teach the text branch its keys.
 A *superlative* walks one hop and asks for the target with the largest or smallest quantity (a property whose
 values are numbers, `grasp_agent.skb.property_kinds`). A *mentioning* question walks one hop and asks for the one
 target whose own text holds a given word ("which phenotype is a X and mentions ossification"): the answer is
 picked by its text, not its name, so a reader must rank the walk's targets by what their text says.
 
 Wording uses only what the schema says: type labels split at capitals and their aliases, relation names made
-into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text.
+into words ("HAS_PHENOTYPE" -> "has phenotype"), and for described anchors a passage of the node's own text
+or a field's value with the field's name in words ("the country whose calling code is +267").
 The families vary the structure a reader has to cope with (wh-questions, imperatives, lists, terse arrows,
 questions that leave the asked type implied, described anchors, lower case, a preface that says nothing, a
 misspelt name, "<anchor>-related" compounds, an aside naming a node the question is not about, steps said by the
@@ -220,14 +222,18 @@ def relation_words(relation: str) -> str:
 
 @dataclass(frozen=True)
 class AnchorText:
-    """How a question refers to one anchor: its name, or (described family) a passage of its text."""
+    """How a question refers to one anchor: its name, or (described family) a passage of its text: a sentence
+    of prose, or the value of one of its record fields (`passage_field`, "the country whose demonym is ...")."""
 
     name: str
     type_word: str
     passage: str | None = None
     misspelt: str | None = None
+    passage_field: str | None = None  # the field whose whole value `passage` is; None: a sentence of prose
 
     def reference(self, family: str) -> str:
+        if family == "described" and self.passage and self.passage_field:
+            return f"the {self.type_word} whose {spaced_name(self.passage_field)} is {self.passage}"
         if family == "described" and self.passage:
             return f'the {self.type_word} described as "{self.passage}"'
         if family == "misspelt" and self.misspelt:
@@ -573,10 +579,26 @@ def word_question(
     return _worded_as(wording_form(template, family, schema), forms, explicit, family, rng)
 
 
-def word_lookup(lookup: Lookup, passage: str, family: str, schema: SkbSchema, rng: random.Random) -> str:
-    """One wording of a lookup in a family (see FAMILIES); the passage is the node's own text, quoted or not."""
+def word_lookup(
+    lookup: Lookup, passage: str, family: str, schema: SkbSchema, rng: random.Random, field: str | None = None
+) -> str:
+    """One wording of a lookup in a family (see FAMILIES); the passage is the node's own text, quoted or not, or
+    with `field` the value of that field of its record ("Which country has the demonym Motswana?")."""
     node_type = next(t for t in schema.node_types if t.label == lookup.label)
     type_word = rng.choice(singular_type_words(node_type))
+    if field is not None:
+        words = spaced_name(field)
+        return _in_family(
+            {
+                "which": f"Which {type_word} has the {words} {passage}?",
+                "find": f"Find the {type_word} whose {words} is {passage}.",
+                "list": f"List the {plural(type_word)} with the {words} {passage}.",
+                "terse": f"{words} {passage} -> {type_word}?",
+                "implied": f"What has the {words} {passage}?",
+            },
+            family,
+            rng,
+        )
     forms = {
         "which": f'Which {type_word} is described as "{passage}"?',
         "find": f"Find the {type_word} whose description reads: {passage}.",

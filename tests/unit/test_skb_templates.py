@@ -114,6 +114,24 @@ def test_every_family_words_every_template_from_schema_words_and_names_each_anch
                 assert text == text.lower()
 
 
+def test_an_anchor_described_by_a_field_value_says_the_field_and_the_value_not_the_name() -> None:
+    schema = _schema()
+    template = Template(((Step("DIRECTED", True, "Person", "Film"),),))
+    anchor = AnchorText("Ada Lee", "person", passage="AL-207", passage_field="guild_number")
+    text = word_question(template, [anchor], "described", schema, random.Random(1))
+    assert "the person whose guild number is AL-207" in text and "Ada Lee" not in text
+    assert "Ada Lee" in word_question(template, [anchor], "which", schema, random.Random(1))
+
+
+def test_a_lookup_by_a_field_value_says_the_field_in_every_family() -> None:
+    schema = _schema()
+    for seed in range(6):
+        for family in FAMILIES:
+            text = word_lookup(Lookup("Film"), "tt0042876", family, schema, random.Random(seed), "imdb_id")
+            assert "imdb id tt0042876" in text.lower() or "imdb id is tt0042876" in text.lower(), (family, text)
+            assert '"' not in text  # a value is not a quoted passage
+
+
 def test_a_question_uses_the_target_types_words() -> None:
     schema = _schema()
     template = Template(((Step("DIRECTED", True, "Person", "Film"),),))
