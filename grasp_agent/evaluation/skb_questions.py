@@ -7,11 +7,12 @@ only pairs where each anchor narrows the other (the intersection is smaller than
 hard conjunctions a reader must not drop. Per type with text fields, lookups: a node described by the first
 sentence of its own text, kept only when no other node of its type has that sentence (so the answer is exact)
 and the sentence does not give its name away; where the type's texts are records rather than prose (codes,
-demonyms), by the value of a field that no other node of its type holds (`_Describer`). Per one-hop walk onto a type with quantities, superlatives: the
-one target with the largest (smallest) value, kept only without a tie. Per one-hop walk onto a type with text
-fields, mentioning questions: the one target whose text (names and synonyms left out) holds a word that no other
-target of that anchor's walk holds, nor the anchor's or the target's names. Splits are by requirement, so every
-wording of one requirement lands in one split. Deterministic by seed for a given graph.
+demonyms), by the value of a field that no other node of its type holds (`_Describer`). Per one-hop walk onto
+a type with quantities, superlatives: the one target with the largest (smallest) value, kept only without a
+tie. Per one-hop walk onto a type with text fields, mentioning questions: the one target whose text (names and
+synonyms left out) holds a word that no other target of that anchor's walk holds, nor the anchor's or the
+target's names. Splits are by requirement, so every wording of one requirement lands in one split.
+Deterministic by seed for a given graph.
 """
 
 from __future__ import annotations
