@@ -250,6 +250,13 @@ def names_another_type(question: str, clause: Clause, label: str, mentions: Sequ
     )
 
 
+def names_its_link(question: str, clause: Clause, linked_name: str, mentions: Sequence[Mention]) -> bool:
+    """Whether an anchor mention inside the clause is the very name of the node the clause links to."""
+    return bool(linked_name) and any(
+        _inside(question, mention, clause) and mention.text.casefold() == linked_name.casefold() for mention in mentions
+    )
+
+
 class OwnTextSearch(Protocol):
     """The nodes whose own text fields (a definition, synonyms; not the name or the whole document) are closest
     to each query vector: (id, type, best cosine), best first."""
@@ -297,8 +304,10 @@ class DescribedMentionFinder:
         finder._own_text = own_text
         return finder
 
-    def _best_links(self, clauses: Sequence[Clause]) -> list[tuple[float, str] | None]:
-        """Per clause, (score, type) of its best link over the threshold of its reading, or None."""
+    def _best_links(self, clauses: Sequence[Clause]) -> list[tuple[float, str, str] | None]:
+        """Per clause, (score, type, name) of its best link over the threshold of its reading, or None. The
+        own-text index returns ids, not names: its link's name is the document reading's when both read the
+        same node, else ""."""
         vectors = self._embedder.embed_texts([c.text for c in clauses])
         links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, self._labels, "doc", 1, 0.0)
         own = (
@@ -306,10 +315,15 @@ class DescribedMentionFinder:
             if self._own_text is not None
             else [[] for _ in clauses]
         )
-        best: list[tuple[float, str] | None] = []
+        best: list[tuple[float, str, str] | None] = []
         for i in range(len(clauses)):
-            readings = [(link.score, link.label) for link in links[str(i)] if link.score >= self._min_score] + [
-                (score, label) for _, label, score in own[i] if score >= self._min_own_text_score
+            names = {link.node_id: link.name for link in links[str(i)]}
+            readings = [
+                (link.score, link.label, link.name) for link in links[str(i)] if link.score >= self._min_score
+            ] + [
+                (score, label, names.get(node_id, ""))
+                for node_id, label, score in own[i]
+                if score >= self._min_own_text_score
             ]
             best.append(max(readings, default=None))
         return best
@@ -332,6 +346,9 @@ class DescribedMentionFinder:
             # a clause around a name of another type is first a sentence about that name: it describes an entity
             # only when it reads as closely as a definition does (the own-text bar), and the name is kept otherwise
             and (best[0] >= self._min_own_text_score or not names_another_type(question, clause, best[1], mentions))
+            # nor is a clause whose best document is the node a name inside it names ("people speak in Kenya" read
+            # as Kenya): the name says that already, and the clause would take the words that ask ("speak")
+            and not names_its_link(question, clause, best[2], mentions)
         ]
         chosen: list[tuple[Clause, str]] = []
         for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):

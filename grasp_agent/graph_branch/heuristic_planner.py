@@ -143,7 +143,7 @@ class SchemaRoutes:
     """The shortest schema meta-path (negation picks among parallel relations); as target when the question names
     none, what most training questions with such anchors asked for (`answer_types`), else the type the
     question's words lead to along the schema's relations when one clearly leads (`route_reader`), else the
-    prior's best guess, else the most populous type."""
+    prior's best guess, else the routes' best guess however narrow its lead, else the most populous type."""
 
     def __init__(
         self,
@@ -159,12 +159,16 @@ class SchemaRoutes:
     def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
         # what training questions with such anchors mostly asked for (kept by `train all` only when it reads the
         # SKB's valid questions better than the routes alone); else the schema's routes read against the
-        # question's words, when one type clearly leads; else the prior's best guess; else the most populous type
+        # question's words, when one type clearly leads; else the prior's best guess; else the routes' best guess,
+        # a type one step from the anchors ("Where does Lyon lie?" read Country 0.77, Subdivision 0.65, where the
+        # SKB's most populous type, City, is the anchor's own); else the most populous type
         learned = self._learned_target(anchor_labels)
+        reader = self._route_reader
         return (
             (learned if self.learned_for(anchor_labels) else None)
             or self.read_target(anchor_labels, frame)
             or learned
+            or (reader.best_guess(frame, anchor_labels) if reader is not None else None)
             or max(self._context.label_counts, key=self._context.label_counts.__getitem__)
         )
 

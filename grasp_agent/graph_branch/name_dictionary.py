@@ -10,9 +10,10 @@ slash compounds split, possessives dropped, simple plurals singular). An Aho-Cor
 finds all keys in one pass over the question.
 
 Data-driven guards, no word lists of any SKB: a name that is a symbol (no lower-case letter: a gene symbol, an
-acronym) matches a word typed in lower case only when that word is no ordinary word of the SKB's own names nor
-follows a possessive ("my son" is no SON), and a one-word synonym that is such an ordinary word never matches
-alone (it names too much: "Inheritance").
+acronym) matches a word typed in lower case only when that word is no ordinary word of the SKB's own names or
+of its schema's type and relation words, nor follows a possessive ("my son" is no SON), and a one-word synonym
+or key that is such an ordinary word never matches alone (it names too much: "Inheritance"; "lie" is no LIE); a
+code or symbol never matches a word read through its plural ("lies").
 
 Typos: a question word of 5+ letters that no name uses is read as the one vocabulary word (of the names) one
 edit away (a letter dropped, added, changed, or two swapped), found through a deletion index as SymSpell does,
@@ -89,6 +90,11 @@ def within_one_edit(a: str, b: str) -> bool:
     return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
+def _is_code(entry: DictionaryEntry) -> bool:
+    """Whether the entry's surface is a code: a key property's value, or a node's own name that is a symbol."""
+    return entry.from_key or (not entry.from_synonym and _is_symbol(entry.name))
+
+
 def _is_symbol(name: str) -> bool:
     """A name without lower-case letters and with a letter: a gene symbol or acronym ("SCN1A", "WAS")."""
     return any(ch.isalpha() for ch in name) and not any(ch.islower() for ch in name)
@@ -107,16 +113,22 @@ class NameDictionary:
         ordinary: set[str] = set()  # words the SKB's names write in lower case
         # a key that is a short number matches only written with its mark ("+81", not any "81" in the text)
         marks: dict[str, set[str]] = {}
+        # how codes and symbols are written, in lower case: one matches only as written, never through the plural
+        # rule of the keys ("lies" has the key "lie" of Liechtenstein's code LIE; "gnas" is GNAS as written)
+        written_codes: dict[str, set[str]] = {}
         for surface, entry in entries:
             key = phrase_key(surface)
             if key:
                 by_key.setdefault(key, []).append(entry)
+                if _is_code(entry):
+                    written_codes.setdefault(key, set()).add(" ".join(t[3].lower() for t in phrase_tokens(surface)))
                 if entry.from_key and _short_number(key):
                     marks.setdefault(key, set()).add(_mark(surface))
                 if not entry.from_key:  # lower-case codes ("jpn", "fr") are no words of the names
                     ordinary.update(written.lower() for _, _, _, written in phrase_tokens(surface) if written.islower())
         self._ordinary = frozenset(ordinary) | FUNCTION_WORDS
         self._marks = {key: frozenset(found) for key, found in marks.items()}
+        self._written_codes = {key: frozenset(found) for key, found in written_codes.items()}
         self._entries = {key: tuple(dict.fromkeys(found)) for key, found in by_key.items()}
         # per type, the share of its nodes whose own name holds a word: how specific a word is of a type's names
         named: dict[str, dict[str, set[NodeId]]] = {}
@@ -242,14 +254,19 @@ class NameDictionary:
         if len(written) != 1:
             return entries
         word = written[0][3]
-        # a word after "my", "her", ... is a noun of the language ("my son"), whatever the SKB's names use
-        ordinary = word.lower() in self._ordinary or after_possessive
+        # a word after "my", "her", ... is a noun of the language ("my son"), whatever the SKB's names use; so is
+        # a word the schema writes its relations and types with, unless in capitals ("Where does Lyon lie?")
+        schema_word = written[0][0] in self._schema_words and not word.isupper()
+        ordinary = word.lower() in self._ordinary or after_possessive or schema_word
+        as_written = word.lower() in self._written_codes.get(key, frozenset())
         kept = []
         for entry in entries:
             if entry.from_synonym and ordinary:
                 continue  # a one-word synonym that is an ordinary word names too much
             if _is_symbol(entry.name) and not word.isupper() and ordinary and not any(ch.isdigit() for ch in word):
                 continue  # "was" is not WAS
+            if _is_code(entry) and not as_written:
+                continue  # a code or symbol is written as itself: "lies" is no LIE (Liechtenstein's ISO code)
             kept.append(entry)
         return tuple(kept)
 

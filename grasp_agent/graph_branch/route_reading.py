@@ -17,6 +17,7 @@ configured embedder's. The cards are embedded once per reader (and cached with e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +31,15 @@ from grasp_agent.skb.schema import SkbSchema
 # generated questions of two SKBs (HPO, geo): 0.05 let words like "what fits both?" decide; 0.3 left the words
 # almost never a say.
 DEFAULT_MARGIN = 0.15
+# "Where is X?" asks for what X lies in, but "where" alone reads close to nothing on a card; its sense in words
+# (English, no term of any SKB) lets the cards whose relation locates things answer it
+_WHERE = re.compile(r"^\W*where\b", re.IGNORECASE)
+WHERE_SENSE = "located in"
+
+
+def with_wh_sense(frame: str) -> str:
+    """The frame with the sense of a leading "where" added ("Where is?" -> "Where is? located in")."""
+    return f"{frame} {WHERE_SENSE}" if _WHERE.match(frame) else frame
 
 
 @dataclass(frozen=True)
@@ -123,7 +133,7 @@ class RouteReader:
         """Per type reachable from the anchors in one step, how well the question's words read as going there."""
         if not frame.strip() or not anchor_labels or not self.cards:
             return {}
-        similarity = self._similarity(frame)
+        similarity = self._similarity(with_wh_sense(frame))
         half = len(self.cards)
         card_scores = [float(a + b) for a, b in zip(similarity[:half], similarity[half:], strict=True)]
         return type_scores(self.cards, card_scores, anchor_labels)
@@ -139,5 +149,18 @@ class RouteReader:
         """The type the question's words lead to from its anchors, or None when no type clearly leads."""
         return leading_type(self.scores(frame, anchor_labels), self.margin)
 
+    def best_guess(self, frame: str, anchor_labels: Sequence[str]) -> str | None:
+        """The best-scoring type one step from the anchors, however narrow its lead (None without a card)."""
+        return leading_type(self.scores(frame, anchor_labels), 0.0)
 
-__all__ = ["DEFAULT_MARGIN", "RouteCard", "RouteReader", "leading_type", "route_cards", "type_scores"]
+
+__all__ = [
+    "DEFAULT_MARGIN",
+    "WHERE_SENSE",
+    "RouteCard",
+    "RouteReader",
+    "leading_type",
+    "route_cards",
+    "type_scores",
+    "with_wh_sense",
+]

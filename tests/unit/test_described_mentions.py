@@ -11,6 +11,7 @@ from grasp_agent.graph_branch.described_mentions import (
     describes_one,
     named_share,
     names_another_type,
+    names_its_link,
 )
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
@@ -189,3 +190,16 @@ def test_a_clause_around_a_name_of_another_type_is_told_apart() -> None:
     assert names_another_type(question, clause, "Phenotype", [gene])
     assert not names_another_type(question, clause, "Gene", [gene])  # a name of the described type itself
     assert not names_another_type(question, clause, "Phenotype", [Mention(text="Blue sclerae", types=("Phenotype",))])
+
+
+def test_a_clause_that_reads_as_the_node_a_name_inside_it_names_is_no_description() -> None:
+    # "people speak in Kenya" read by its documents as Kenya: the name says it, and the clause would take "speak"
+    question = "What do people speak in Kenya?"
+    clause = Clause(question.index("people"), question.index("?"), "people speak in Kenya")
+    kenya = Mention(text="Kenya", types=("Country",))
+    assert names_its_link(question, clause, "Kenya", [kenya])
+    assert names_its_link(question, clause, "kenya", [kenya])  # names compare without case
+    assert not names_its_link(question, clause, "Tanzania", [kenya])  # a description of another node stands
+    assert not names_its_link(question, clause, "", [kenya])  # an own-text link the documents did not confirm
+    outside = Clause(question.index("people"), question.index(" in "), "people speak")
+    assert not names_its_link(question, outside, "Kenya", [kenya])

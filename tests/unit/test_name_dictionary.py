@@ -256,3 +256,19 @@ def test_name_shares_count_each_types_own_names_not_synonyms() -> None:
     assert "milky" not in shares  # a synonym is no name
     assert dictionary.name_shares("Phenotype") == {"spasticity": 1.0}
     assert dictionary.name_shares("Gene") == {}
+
+
+def test_a_code_is_written_as_itself_never_through_a_plural_nor_as_a_word_of_the_schema() -> None:
+    liechtenstein = DictionaryEntry("country:LI", "Country", "Liechtenstein")
+    code = DictionaryEntry("country:LI", "Country", "Liechtenstein", True, True)
+    japan = DictionaryEntry("country:JP", "Country", "Japan", True, True)
+    entries = [("Liechtenstein", liechtenstein), ("LIE", code), ("JPN", japan)]
+    plain = NameDictionary(entries)
+    assert plain.matches("What lies next to Hungary?") == []  # "lies" is read as "lie" only through its plural
+    assert [m.text for m in plain.matches("Which cities does LIE hold?")] == ["LIE"]
+    assert [m.text for m in plain.matches("what currency does jpn use?")] == ["jpn"]  # a lower-case code still
+    # "lie" is a word the schema words a relation with ("lies in"): a question writes it as that word
+    words = frozenset({"lie", "lies", "located"})
+    with_schema = NameDictionary(entries, words)
+    assert with_schema.matches("Where does Lyon lie?") == []
+    assert [m.text for m in with_schema.matches("Which cities does LIE hold?")] == ["LIE"]  # upper case: the code

@@ -11,7 +11,14 @@ import pytest
 from grasp_agent.graph_branch.answer_types import fit_answer_type_prior
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
-from grasp_agent.graph_branch.route_reading import RouteCard, RouteReader, leading_type, route_cards, type_scores
+from grasp_agent.graph_branch.route_reading import (
+    RouteCard,
+    RouteReader,
+    leading_type,
+    route_cards,
+    type_scores,
+    with_wh_sense,
+)
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
 from tests.unit.test_graph_branch_units import _row
@@ -200,3 +207,34 @@ def test_an_unnamed_target_is_sure_when_training_questions_and_the_words_agree(e
     assert (plan.target.type, plan.risk.value) == ("Album", "medium")  # the words lead elsewhere: unsure
     alone = HeuristicPlanner(MUSIC_CONTEXT, route_reader=reader).build("Where was Adele born?", table)
     assert (alone.target.type, alone.risk.value) == ("City", "medium")  # one reading alone is not enough
+
+
+def test_a_leading_where_is_read_with_its_sense() -> None:
+    assert with_wh_sense("Where is?") == "Where is? located in"
+    assert with_wh_sense("  where does lie?") == "  where does lie? located in"
+    assert with_wh_sense("Which songs?") == "Which songs?"
+    assert with_wh_sense("I am looking for conditions where is seen") == "I am looking for conditions where is seen"
+    assert with_wh_sense("Whereabouts?") == "Whereabouts?"
+
+
+class _NarrowReader(RouteReader):
+    """A reader whose words lead to City, but by less than the margin."""
+
+    def scores(self, frame: str, anchor_labels: object) -> dict[str, float]:  # type: ignore[override]
+        return {"City": 0.80, "Album": 0.75} if frame.strip() else {}
+
+
+def test_a_narrow_reading_beats_the_most_populous_type_when_nothing_was_trained(embedder: object) -> None:
+    reader = _NarrowReader(MUSIC, PATTERNS, embedder)  # type: ignore[arg-type]
+    assert reader.target("What about?", ["Artist"]) is None  # no clear lead
+    assert reader.best_guess("What about?", ["Artist"]) == "City"
+    assert reader.best_guess(" ", ["Artist"]) is None
+    table = EntityTable((_row("Adele", "Artist", 1.0),))
+    # the reader's best guess, a type one step from the anchor, over the SKB's most populous type (songs)
+    assert HeuristicPlanner(MUSIC_CONTEXT, route_reader=reader).build("What about Adele?", table).target.type == "City"
+    # a trained prior's guess still comes first
+    labels = {"artist:1": "Artist", "album:1": "Album", "song:1": "Song", "city:1": "City"}
+    spread = [(("artist:1",), (answer,)) for answer in ("album:1", "song:1", "city:1", "album:1", "song:1")]
+    prior = fit_answer_type_prior("music", spread, labels)
+    guessed = HeuristicPlanner(MUSIC_CONTEXT, answer_types=prior, route_reader=reader).build("What about Adele?", table)
+    assert guessed.target.type in ("Album", "Song")
