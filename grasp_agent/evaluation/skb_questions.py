@@ -268,7 +268,7 @@ def generate_skb_questions(
     questions: list[EvalQuery] = []
     for done, template in enumerate(templates):
         requirements = _requirements(graph, template, pools, per_template, max_answers, rng)
-        questions.extend(_worded(graph, context, describe, requirements, names, rng))
+        questions.extend(_worded(context, describe, requirements, names, rng))
         if progress is not None:
             progress(done + 1, steps)
     for done, lookup in enumerate(described, start=len(templates) + 1):
@@ -277,12 +277,12 @@ def generate_skb_questions(
             progress(done, steps)
     for done, superlative in enumerate(superlatives, start=len(templates) + len(described) + 1):
         requirements = _superlative_requirements(graph, superlative, pools, per_template, max_answers, rng)
-        questions.extend(_worded(graph, context, describe, requirements, names, rng))
+        questions.extend(_worded(context, describe, requirements, names, rng))
         if progress is not None:
             progress(done, steps)
     for done, mention in enumerate(mentioning, start=steps - len(mentioning) + 1):
         requirements = _mentioning_requirements(graph, context, mention, pools, all_names, per_template, rng)
-        questions.extend(_worded(graph, context, describe, requirements, names, rng))
+        questions.extend(_worded(context, describe, requirements, names, rng))
         if progress is not None:
             progress(done, steps)
     return questions
@@ -478,7 +478,6 @@ def _partner(
 
 
 def _worded(
-    graph: SkbGraph,
     context: SkbContext,
     describe: _Describer,
     requirements: list[Requirement],
