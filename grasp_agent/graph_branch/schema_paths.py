@@ -166,6 +166,7 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
     word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count, nor
     those inside a phrase of the schema's relations ('What *has phenotype* X?': HAS_PHENOTYPE's own words)."""
     name_starts = _name_starts(question, names)
+    written = question  # the masks keep every offset; a stranded "of" is judged with the names in place
     question = _masked_phrases(_masked(question, names), schema)
     wh = _WH.search(question)
     if wh:
@@ -175,12 +176,24 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
         starts = [steps[-1].end(), 0] if steps else [0]
     for after in starts:
         hit = _type_word_at(question, schema, after)
-        while hit is not None and wh is None and _labels_name(question, hit, name_starts, schema):
+        while hit is not None and (
+            (wh is None and _labels_name(question, hit, name_starts, schema)) or _stranded_of(written, hit)
+        ):
             hit = _type_word_at(question, schema, hit[0] + len(hit[2]))
         if hit is not None:
             _, label, words = _compound_head(question, schema, hit, name_starts)
             return label, words
     return None
+
+
+# "What is Ottawa the capital of?": the type word ends the question before a stranded "of", so the question asks
+# for what it is the capital of, the other end of the relation the word names (English word order, no SKB term)
+_STRANDED_OF = re.compile(r"\s+of\s*[?.!]*\s*$", re.IGNORECASE)
+
+
+def _stranded_of(question: str, hit: tuple[int, str, str]) -> bool:
+    """Whether only a final "of" follows the type word: it names a relation whose other end is asked for."""
+    return bool(_STRANDED_OF.match(question, hit[0] + len(hit[2])))
 
 
 def _labels_name(question: str, hit: tuple[int, str, str], name_starts: frozenset[int], schema: SkbSchema) -> bool:

@@ -278,3 +278,16 @@ def test_a_type_word_labelling_the_name_after_it_asks_nothing_in_terse_wording()
     assert target_mention("COL1A1 -> disease?", HPO_SCHEMA, ["COL1A1"]) == ("Disease", "disease")
     # with a wh-word the rule does not apply: the word after it asks
     assert target_mention("Which gene COL1A1 variant causes Blue sclerae?", HPO_SCHEMA, names)[0] == "Gene"
+
+
+def test_a_type_word_before_a_final_of_names_a_relation_and_asks_for_its_other_end() -> None:
+    # "What is Seizure a feature of?" asks for what Seizure is a feature of, not for a feature
+    assert target_mention("What is Seizure a feature of?", HPO_SCHEMA, ["Seizure"]) is None
+    assert target_mention("what is seizure a feature of", HPO_SCHEMA, ["seizure"]) is None
+    # a type word elsewhere still asks
+    assert target_mention("Which disease is Seizure a feature of?", HPO_SCHEMA, ["Seizure"]) == ("Disease", "disease")
+    assert target_mention("Seizure is a feature of which disease?", HPO_SCHEMA, ["Seizure"]) == ("Disease", "disease")
+    assert target_mention("Which features of Marfan syndrome?", HPO_SCHEMA, ["Marfan syndrome"]) == (
+        "Phenotype",
+        "features",
+    )
