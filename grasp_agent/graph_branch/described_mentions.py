@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
@@ -31,7 +32,6 @@ from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
 from grasp_agent.graph_branch.quotes import quoted_ranges
 from grasp_agent.graph_branch.relation_words import spaced_name
 from grasp_agent.graph_branch.schema_paths import type_words
-from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.schema import SkbSchema
 
 # Calibrated on the train split only (docs/benchmarks.md, "Entities described, not named").

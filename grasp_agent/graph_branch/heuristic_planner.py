@@ -34,6 +34,7 @@ from grasp_agent.graph_branch.asking_sentence import context_mentions
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
@@ -57,9 +58,9 @@ from grasp_agent.graph_branch.schema_paths import (
     target_mention,
     type_word_count,
     type_words,
+    unread_asked_noun,
 )
 from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
-from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import SkbSchema
 
@@ -429,11 +430,24 @@ class HeuristicPlanner:
             owner = noun_chain(asked[0], before, [], self._context.pattern_counts, self._routes.relation_words)
             if owner is not None and owner != asked[0]:
                 return asked, owner
+        # a noun the schema cannot read in the asked slot ("which dx presenting with a subtype of X") is what the
+        # question asks for: not X's hierarchy nor the role noun X owns, which only "which subtypes of X" or a
+        # question with no noun would ask for; the schema's phrases may still say its type
+        unread = asked is None and unread_asked_noun(
+            question, self._context.schema, [r.mention.text for r in anchor_rows]
+        )
         target_label = (
             asked[0]
             if asked
-            else self._hierarchy_asked(question, anchor_rows, mentions)
-            or phrase_asked(question, anchor_rows, mentions, self._context.pattern_counts, self._routes.relation_words)
+            else (None if unread else self._hierarchy_asked(question, anchor_rows, mentions))
+            or phrase_asked(
+                question,
+                anchor_rows,
+                mentions,
+                self._context.pattern_counts,
+                self._routes.relation_words,
+                role_nouns=not unread,
+            )
             or routes.default_target(
                 [row.best.label for row in anchor_rows if row.best is not None], relevance_text(question, mentions)
             )
@@ -802,12 +816,14 @@ def phrase_asked(
     mentions: list[str],
     patterns: Iterable[tuple[str, str, str]],
     words: RelationWords,
+    *,
+    role_nouns: bool = True,
 ) -> str | None:
     """For a question that names no type, the type at the other end of a relation one of the schema's phrases
     says right around an anchor ("What is spoken in Peru?": the inverse phrase of Country-HAS_LANGUAGE->Language
-    just before a country), or one of its role nouns the anchor owns that ends the question ("Who are the
-    neighbours of Laos?", "What is Peru's capital?"), when the phrases and nouns around the anchors reach one type
-    only."""
+    just before a country), or (with `role_nouns`) one of its role nouns the anchor owns that ends the question
+    ("Who are the neighbours of Laos?", "What is Peru's capital?"), when the phrases and nouns around the anchors
+    reach one type only."""
     reached: set[str] = set()
     for row in anchor_rows:
         if row.best is None:
@@ -815,7 +831,7 @@ def phrase_asked(
         label = row.best.label
         lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
         reached |= phrase_reached(label, lead, trail, patterns, words)
-        owned = noun_chain(label, lead, trail, patterns, words)
+        owned = noun_chain(label, lead, trail, patterns, words) if role_nouns else None
         if owned is not None:
             reached.add(owned)
     return next(iter(reached)) if len(reached) == 1 else None

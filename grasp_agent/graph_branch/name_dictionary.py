@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import ahocorasick
 
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures, NodeId
 from grasp_agent.graph_branch.relation_words import spaced_name
-from grasp_agent.graph_branch.span_mentions import FUNCTION_WORDS
 from grasp_agent.skb.schema import SkbSchema
 
 # English possessive determiners: what follows one is a common noun, not a symbol typed in lower case

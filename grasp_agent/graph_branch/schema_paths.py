@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from grasp_agent.graph_branch.relation_words import RelationWords, phrase_forms, spaced_name
+from grasp_agent.graph_branch.asked_slot import SlotKind, SlotWord, read_slot
+from grasp_agent.graph_branch.relation_words import RelationWords, phrase_forms
+from grasp_agent.graph_branch.type_words import plural, singular_type_words, type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 _WH = re.compile(r"\b(which|what|list|name|find|identify|show|give)\b", re.IGNORECASE)
@@ -39,37 +41,6 @@ class SchemaHop:
     relation: str
     target: str
     outgoing: bool | None = None
-
-
-def singular_type_words(node_type: NodeType) -> list[str]:
-    """The words the schema gives for a type: its label as words (GeneProtein -> 'gene protein'), then its
-    aliases, lower-case."""
-    return [spaced_name(node_type.label), *[alias.strip().lower() for alias in node_type.aliases if alias.strip()]]
-
-
-def plural(word: str) -> str:
-    """Simple English plural of a type word, the one rule the planner reads and the question generator writes:
-    the head noun before 'of' ('parts of the world'), 'ies' after a consonant's 'y' ('families', 'days'), '-sis'
-    to '-ses' ('diagnoses'), 'es' after a hiss ('classes', 'metropolises'); a word ending in another 's' is
-    taken as plural already ('genes')."""
-    head, of, rest = word.partition(" of ")
-    if of:
-        return plural(head) + of + rest
-    if word.endswith("sis"):
-        return word[:-2] + "es"
-    if word.endswith(("ss", "us", "is", "x", "z", "sh", "ch")):
-        return word + "es"
-    if word.endswith("s"):
-        return word
-    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def type_words(node_type: NodeType) -> list[str]:
-    """Lower-case words naming a type: its label as words, aliases, and the plurals of both."""
-    words = singular_type_words(node_type)
-    return sorted(set(words + [plural(w) for w in words]), key=len, reverse=True)
 
 
 def singular_type_word(words: str, schema: SkbSchema) -> str:
@@ -159,21 +130,48 @@ def _name_starts(question: str, names: Sequence[str]) -> frozenset[int]:
     return frozenset(found for name in names if name and (found := lowered.find(name.lower())) >= 0)
 
 
+def _reading_starts(question: str, wh: re.Match[str] | None) -> list[int]:
+    """Where to look for the asked type: after the wh-word, else after terse wording's last step, then anywhere."""
+    if wh:
+        return [wh.end(), 0]
+    steps = list(_LAST_STEP.finditer(question))
+    return [steps[-1].end(), 0] if steps else [0]
+
+
+def _slot_word(question: str, written: str, schema: SkbSchema, starts: list[int]) -> SlotWord | None:
+    """The shortened or unread word in the asked slot (`asked_slot`): after the wh-word or last step, or at the
+    start of a question that opens with a determiner ("Other dx sharing ..."); not past a masked name."""
+    after = starts[0]
+    slot = read_slot(question, schema, after, led=len(starts) == 1)
+    return slot if slot is not None and written[after : slot.start] == question[after : slot.start] else None
+
+
+def unread_asked_noun(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> bool:
+    """Whether the asked slot holds a noun the schema cannot read ("which dx ..."): the question names what it
+    asks, so no hierarchy cue or type word elsewhere does."""
+    masked = _masked_phrases(_masked(question, names), schema)
+    slot = _slot_word(masked, question, schema, _reading_starts(masked, _WH.search(masked)))
+    return slot is not None and slot.kind is SlotKind.UNREAD
+
+
 def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> tuple[str, str] | None:
     """(type, the words naming it) a question asks for: the first type word after a wh-word ('Which
     diseases ...'); without one, the first after the last arrow, colon or sentence break of terse wording
-    ('X -> genes?'), else the first at all; a compound names its last word ('disease genes'); None when no type
+    ('X -> genes?'), else the first at all; a word in either slot that shortens a type word names that type
+    ('which conds ...'), and a noun there the schema cannot read leaves it unknown ('which dx are linked to the
+    gene X?': no type word is asked; `asked_slot`); a compound names its last word ('disease genes'); None when no type
     word. Type words inside `names` (the anchor mentions: 'Charcot-Marie-Tooth *disease*') do not count, nor
     those inside a phrase of the schema's relations ('What *has phenotype* X?': HAS_PHENOTYPE's own words)."""
     name_starts = _name_starts(question, names)
     written = question  # the masks keep every offset; a stranded "of" is judged with the names in place
     question = _masked_phrases(_masked(question, names), schema)
     wh = _WH.search(question)
-    if wh:
-        starts = [wh.end(), 0]
-    else:
-        steps = list(_LAST_STEP.finditer(question))
-        starts = [steps[-1].end(), 0] if steps else [0]
+    starts = _reading_starts(question, wh)
+    slot = _slot_word(question, written, schema, starts)
+    if slot is not None:
+        # "which conds ...", "-> d/o?": the type word, written short; "which dx ...": the question names its type
+        # in words this schema lacks
+        return (slot.label, slot.token) if slot.label is not None else None
     for after in starts:
         hit = _type_word_at(question, schema, after)
         while hit is not None and (

@@ -24,31 +24,17 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
 from grasp_agent.skb.schema import SkbSchema
 
-if TYPE_CHECKING:  # name_dictionary imports FUNCTION_WORDS from here
-    from grasp_agent.graph_branch.name_dictionary import NameDictionary
-
-FUNCTION_WORDS = frozenset(
-    """
-a an the and or but nor of in on at to for from by with without within into onto about as than that this these
-those is are was were be been being has have had do does did can could may might must shall should will would
-which what who whom whose where when why how whether not no any all some each every both either neither
-there their its it they them he she his her we our you your i me my also only just very more most less least
-other another such same kind kinds type types sort related relate relates linked link links associated
-associate associates present presents presenting show shows showing feature features featuring cause causes
-caused have having known list name find identify give tell specific particular certain
-exclude excluded excluding lack lacks lacking lacked documented explicitly
-""".split()
-)  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 DEFAULT_MIN_SCORE = 0.9
 # HPO names run long ("Mixed hypo- and hyperpigmentation of the skin" is 7 words); spans grow linearly with it.

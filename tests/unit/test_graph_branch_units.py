@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from grasp_agent.graph_branch.answer_types import fit_answer_type_prior
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose_types
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, asked_noun_cue, frame_words
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
@@ -334,6 +335,29 @@ def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_rou
     assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
     plain = planner.build("Which diseases present with seizure?", table)
     assert [(h.relation, h.direction.value) for h in plain.hops] == [("HAS_PHENOTYPE", "any")]
+
+
+def test_a_noun_the_schema_cannot_read_in_the_asked_slot_is_what_a_hierarchy_question_asks_for() -> None:
+    # training questions with a phenotype anchor mostly asked for diseases
+    labels = {"d:1": "Disease", "p:1": "Phenotype", "p:2": "Phenotype"}
+    prior = fit_answer_type_prior("hpo", [(("p:1",), ("d:1",))] * 3 + [(("p:1",), ("p:2",))], labels)
+    planner = HeuristicPlanner(HPO_CONTEXT, answer_types=prior)
+    table = EntityTable((_row("seizure", "Phenotype", 0.97),))
+    # "dx" names no type of the schema: the question asks for it, not for the subtype it presents with, so the
+    # hierarchy cue and the role noun "subtype" leave the asked type to what such questions asked for
+    for question in (
+        "Which dx present with a direct subtype of seizure?",
+        "Subtype of seizure: dx?",
+        "seizure > subtype -> dx",
+    ):
+        plan = planner.build(question, table)
+        assert plan.target.type == "Disease", question
+        assert [(h.relation, h.direction.value) for h in plan.hops] == [("IS_A", "in"), ("HAS_PHENOTYPE", "any")]
+    # with no noun, or the hierarchy's own noun, the subtypes themselves are asked for
+    for question in ("What is a more specific form of seizure?", "Which subtypes of seizure are known?"):
+        assert planner.build(question, table).target.type == "Phenotype", question
+    # a type word written short reads as the type
+    assert planner.build("Which conds have a more specific form of seizure?", table).target.type == "Disease"
 
 
 def test_a_role_noun_of_a_hierarchy_after_the_asking_word_asks_for_the_anchors_own_type() -> None:
