@@ -28,8 +28,10 @@ from grasp_agent.graph_branch.type_words import plural, type_words
 from grasp_agent.skb.schema import SkbSchema
 
 MIN_STEM_LETTERS = 3
-# Words a slot may hold before the type word ("which other conds", "which one of the genes"): English, no SKB term.
-_LEADING = frozenset({"other", "the", "all", "any", "some", "possible", "likely", "one", "ones"})
+# Words a slot may hold before the type word ("which other conds", "list all d/o"): English, no SKB term.
+_LEADING = frozenset({"other", "the", "all", "any", "some", "possible", "likely"})
+# Pronouns that are the asked noun themselves ("which one says X?", "which ones have X?"): nothing is unread.
+_PRONOUNS = frozenset({"one", "ones"})
 # How far past an unread slot word a type word still makes it a modifier ("which rare autosomal disorders").
 MODIFIER_WORDS = 3
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9./'-]*")
@@ -128,8 +130,8 @@ def read_slot(question: str, schema: SkbSchema, after: int, *, led: bool = False
         if lowered in _LEADING:
             position, led = match.end(), False
             continue
-        if led or lowered.endswith(("'s", "s'")):
-            return None  # a possessive ("which one's definition ...") heads no noun the slot would name
+        if led or lowered in _PRONOUNS or lowered.endswith(("'s", "s'")):
+            return None  # a pronoun, or a possessive ("which one's definition ..."), heads no noun to read
         if lowered in FUNCTION_WORDS or _is_type_word(lowered, schema):
             return None
         label = abbreviated_type(token, schema)

@@ -143,7 +143,11 @@ def _slot_word(question: str, written: str, schema: SkbSchema, starts: list[int]
     start of a question that opens with a determiner ("Other dx sharing ..."); not past a masked name."""
     after = starts[0]
     slot = read_slot(question, schema, after, led=len(starts) == 1)
-    return slot if slot is not None and written[after : slot.start] == question[after : slot.start] else None
+    if slot is None or written[after : slot.start] != question[after : slot.start]:
+        return None
+    if slot.kind is SlotKind.UNREAD and (_DOWN.match(question, slot.start) or _UP.match(question, slot.start)):
+        return None  # the hierarchy's own words ("which forms of X"), which the hierarchy cues read
+    return slot
 
 
 def unread_asked_noun(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> bool:

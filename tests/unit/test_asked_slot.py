@@ -1,7 +1,7 @@
 import pytest
 
 from grasp_agent.graph_branch.asked_slot import SlotKind, SlotWord, abbreviated_type, read_slot
-from grasp_agent.graph_branch.schema_paths import target_mention
+from grasp_agent.graph_branch.schema_paths import target_mention, unread_asked_noun
 from grasp_agent.skb.hpo import HPO_SCHEMA
 from grasp_agent.skb.schema import NodeType, RelationPair, RelationType, SkbSchema
 
@@ -65,7 +65,8 @@ def test_only_the_slot_is_read_and_never_a_function_word() -> None:
         ("Which borders does X have?", False),  # a word of the schema's relations (BORDERS)
         ("Which capital lies in X?", False),  # a role noun of the schema
         ("Which capitals lie in X?", False),  # and its plural
-        ("Which one of the towns is largest?", False),  # "one" leads to the type word
+        ("Which one of the towns is largest?", False),  # a pronoun is the asked noun itself
+        ("Which one says Y about the towns of X?", False),
         ("What is X?", False),
         ("Which one's name is longest among the towns of X?", False),  # a possessive heads no noun
     ],
@@ -110,3 +111,19 @@ def test_the_asked_type_is_read_from_a_shortened_word_in_its_slot(question: str,
 def test_a_shortened_type_word_reads_the_same_on_another_schema() -> None:
     assert target_mention("Which towns lie in France?", GEO, ["France"]) == ("City", "towns")
     assert target_mention("Which curr. does France use?", GEO, ["France"]) == ("Currency", "curr")
+
+
+@pytest.mark.parametrize(
+    ("question", "unread"),
+    [
+        ("Which dx present with a subtype of Seizure?", True),
+        ("Other dx sharing a gene with Seizure", True),  # a leading determiner opens the slot
+        ("Count dx sharing a gene with Seizure", False),  # a first word with none before it may be a verb
+        # the hierarchy's own words are read by the hierarchy cues, not unread
+        ("Which forms of Seizure mention fever?", False),
+        ("Which variants of Seizure mention fever?", False),
+        ("Which descendants of Seizure mention fever?", False),
+    ],
+)
+def test_an_unread_noun_is_told_apart_from_the_hierarchys_words(question: str, unread: bool) -> None:
+    assert unread_asked_noun(question, HPO_SCHEMA, ["Seizure"]) is unread
