@@ -52,7 +52,7 @@ class SlotWord:
 
 
 @functools.lru_cache(maxsize=8)  # read for every question; a schema is frozen
-def _type_words(schema: SkbSchema) -> tuple[tuple[str, str], ...]:
+def _singular_words(schema: SkbSchema) -> tuple[tuple[str, str], ...]:
     """(one-word type word, its label) for every type: its label as words and its aliases, lower-case."""
     words: list[tuple[str, str]] = []
     for node_type in schema.node_types:
@@ -100,7 +100,7 @@ def _owners(token: str, schema: SkbSchema) -> set[str]:
         return set()  # a whole type word ("gene" beside the alias "genes") is read as itself, not as a start
     slashed = _SLASHED.fullmatch(lowered)
     owners: set[str] = set()
-    for word, label in _type_words(schema):
+    for word, label in _singular_words(schema):
         if slashed is not None:
             head, tail = slashed.groups()
             if word.startswith(head) and len(word) > len(head) and _is_subsequence(tail, word[len(head) :]):

@@ -138,15 +138,27 @@ def _reading_starts(question: str, wh: re.Match[str] | None) -> list[int]:
     return [steps[-1].end(), 0] if steps else [0]
 
 
-def _slot_word(question: str, written: str, schema: SkbSchema, starts: list[int]) -> SlotWord | None:
+# A wh-word right after a clause ("Among the subtypes of X, which mentions Y?") is a pronoun: a verb follows it.
+_CLAUSE_BEFORE_WH = re.compile(r"[,;:]\s*\w+\s*$")
+
+
+def _slot_word(
+    question: str, written: str, schema: SkbSchema, starts: list[int], wh: re.Match[str] | None
+) -> SlotWord | None:
     """The shortened or unread word in the asked slot (`asked_slot`): after the wh-word or last step, or at the
     start of a question that opens with a determiner ("Other dx sharing ..."); not past a masked name."""
     after = starts[0]
     slot = read_slot(question, schema, after, led=len(starts) == 1)
     if slot is None or written[after : slot.start] != question[after : slot.start]:
         return None
-    if slot.kind is SlotKind.UNREAD and (_DOWN.match(question, slot.start) or _UP.match(question, slot.start)):
-        return None  # the hierarchy's own words ("which forms of X"), which the hierarchy cues read
+    if slot.kind is SlotKind.UNREAD and (
+        _DOWN.match(question, slot.start)
+        or _UP.match(question, slot.start)
+        or (wh is not None and _CLAUSE_BEFORE_WH.search(written[: wh.end()]))
+    ):
+        # the hierarchy's own words ("which forms of X"), which the hierarchy cues read; or a verb after a
+        # pronoun ("Among the subtypes of X, which mentions Y?")
+        return None
     return slot
 
 
@@ -154,7 +166,8 @@ def unread_asked_noun(question: str, schema: SkbSchema, names: Sequence[str] = (
     """Whether the asked slot holds a noun the schema cannot read ("which dx ..."): the question names what it
     asks, so no hierarchy cue or type word elsewhere does."""
     masked = _masked_phrases(_masked(question, names), schema)
-    slot = _slot_word(masked, question, schema, _reading_starts(masked, _WH.search(masked)))
+    wh = _WH.search(masked)
+    slot = _slot_word(masked, question, schema, _reading_starts(masked, wh), wh)
     return slot is not None and slot.kind is SlotKind.UNREAD
 
 
@@ -171,7 +184,7 @@ def target_mention(question: str, schema: SkbSchema, names: Sequence[str] = ()) 
     question = _masked_phrases(_masked(question, names), schema)
     wh = _WH.search(question)
     starts = _reading_starts(question, wh)
-    slot = _slot_word(question, written, schema, starts)
+    slot = _slot_word(question, written, schema, starts, wh)
     if slot is not None:
         # "which conds ...", "-> d/o?": the type word, written short; "which dx ...": the question names its type
         # in words this schema lacks

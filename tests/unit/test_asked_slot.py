@@ -123,6 +123,9 @@ def test_a_shortened_type_word_reads_the_same_on_another_schema() -> None:
         ("Which forms of Seizure mention fever?", False),
         ("Which variants of Seizure mention fever?", False),
         ("Which descendants of Seizure mention fever?", False),
+        # after a clause the wh-word is a pronoun and a verb follows it
+        ("Among the subtypes of Seizure, which mentions fever?", False),
+        ("Of the child terms of Seizure: which contains the word fever?", False),
     ],
 )
 def test_an_unread_noun_is_told_apart_from_the_hierarchys_words(question: str, unread: bool) -> None:
