@@ -46,6 +46,7 @@ from grasp_agent.graph_branch.relation_words import NAME_WEIGHT, RelationWords, 
 from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
+    asked_slot_word,
     hierarchy_step,
     is_negative_relation,
     mention_hierarchy_cue,
@@ -285,6 +286,7 @@ class HeuristicPlanner:
         if scores:
             shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
             notes.append(f"asked type (fitted model): {shown}")
+        notes.extend(self.slot_notes(question, table))
         notes.extend(self.route_notes(question, table))
         ordered = self.read_order(question, table, plan.target.type)
         if ordered is not None:
@@ -305,6 +307,19 @@ class HeuristicPlanner:
             return None
         return narrowed
 
+    def slot_notes(self, question: str, table: EntityTable) -> list[str]:
+        """What the asked slot held when its word is no type word as the schema writes it (`asked_slot`)."""
+        names = [row.mention.text for row in self._anchor_rows(table)]
+        slot = asked_slot_word(question, self._context.schema, names)
+        if slot is None:
+            return []
+        if slot.label is not None:
+            return [f"asked type {slot.label}: '{slot.token}' shortens one of its words in the schema"]
+        return [
+            f"'{slot.token}' asks for a type in words the schema does not hold: no type word elsewhere in the "
+            "question, hierarchy cue or role noun decides it"
+        ]
+
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
         """How the schema's routes read a question that names no type (`route_reading`): each reachable type's
         score, and whether one led by the margin."""
@@ -312,7 +327,14 @@ class HeuristicPlanner:
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
         named = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
-        if reader is None or named is not None or self._hierarchy_asked(question, anchor_rows, mentions):
+        unread = named is None and unread_asked_noun(
+            question, self._context.schema, [r.mention.text for r in anchor_rows]
+        )
+        if (
+            reader is None
+            or named is not None
+            or (not unread and self._hierarchy_asked(question, anchor_rows, mentions))
+        ):
             return []
         labels = [row.best.label for row in anchor_rows if row.best is not None]
         scores = reader.scores(relevance_text(question, mentions), labels)

@@ -162,12 +162,17 @@ def _slot_word(
     return slot
 
 
+def asked_slot_word(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> SlotWord | None:
+    """The shortened type word or unread noun in the question's asked slot, if any (`asked_slot`)."""
+    masked = _masked_phrases(_masked(question, names), schema)
+    wh = _WH.search(masked)
+    return _slot_word(masked, question, schema, _reading_starts(masked, wh), wh)
+
+
 def unread_asked_noun(question: str, schema: SkbSchema, names: Sequence[str] = ()) -> bool:
     """Whether the asked slot holds a noun the schema cannot read ("which dx ..."): the question names what it
     asks, so no hierarchy cue or type word elsewhere does."""
-    masked = _masked_phrases(_masked(question, names), schema)
-    wh = _WH.search(masked)
-    slot = _slot_word(masked, question, schema, _reading_starts(masked, wh), wh)
+    slot = asked_slot_word(question, schema, names)
     return slot is not None and slot.kind is SlotKind.UNREAD
 
 

@@ -664,3 +664,14 @@ def test_things_named_only_outside_the_asking_sentence_are_set_aside_by_the_fall
     # an invalid fallback is none
     aside = "Leaving GRK1 aside for now. Which diseases have short stature?"
     assert planner.plan(aside, table, lambda plan: PlanCheck(len(plan.anchors) > 1)).fallback is None
+
+
+def test_plan_notes_say_what_the_asked_slot_held() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("seizure", "Phenotype", 0.97),))
+    assert planner.slot_notes("Which conds have a more specific form of seizure?", table) == [
+        "asked type Disease: 'conds' shortens one of its words in the schema"
+    ]
+    (unread,) = planner.slot_notes("Which dx present with a subtype of seizure?", table)
+    assert unread.startswith("'dx' asks for a type in words the schema does not hold")
+    assert planner.slot_notes("Which diseases present with seizure?", table) == []
