@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.relation_words import spaced_name
-from grasp_agent.graph_branch.type_words import plural, type_words
+from grasp_agent.graph_branch.type_words import plural, singular_type_words, type_words
 from grasp_agent.skb.schema import SkbSchema
 
 MIN_STEM_LETTERS = 3
@@ -54,10 +54,12 @@ class SlotWord:
 @functools.lru_cache(maxsize=8)  # read for every question; a schema is frozen
 def _singular_words(schema: SkbSchema) -> tuple[tuple[str, str], ...]:
     """(one-word type word, its label) for every type: its label as words and its aliases, lower-case."""
-    words: list[tuple[str, str]] = []
-    for node_type in schema.node_types:
-        for phrase in (spaced_name(node_type.label), *node_type.aliases):
-            words.extend((word, node_type.label) for word in phrase.lower().split())
+    words = [
+        (word, node_type.label)
+        for node_type in schema.node_types
+        for phrase in singular_type_words(node_type)
+        for word in phrase.split()
+    ]
     return tuple(dict.fromkeys(words))
 
 

@@ -326,10 +326,9 @@ class HeuristicPlanner:
         reader = self._routes.route_reader
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
-        named = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
-        unread = named is None and unread_asked_noun(
-            question, self._context.schema, [r.mention.text for r in anchor_rows]
-        )
+        anchor_names = [row.mention.text for row in anchor_rows]
+        named = target_mention(question, self._context.schema, anchor_names)
+        unread = named is None and unread_asked_noun(question, self._context.schema, anchor_names)
         if (
             reader is None
             or named is not None
@@ -444,7 +443,8 @@ class HeuristicPlanner:
         """The rules' asked type: (the type word the question names, if any; the target type)."""
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
-        asked = target_mention(question, self._context.schema, [row.mention.text for row in anchor_rows])
+        anchor_names = [row.mention.text for row in anchor_rows]
+        asked = target_mention(question, self._context.schema, anchor_names)
         if asked is not None:
             # "the capitals of the countries that ...": role nouns owning the type word ask for their own end, and
             # the named type is a station on the way
@@ -455,9 +455,7 @@ class HeuristicPlanner:
         # a noun the schema cannot read in the asked slot ("which dx presenting with a subtype of X") is what the
         # question asks for: not X's hierarchy nor the role noun X owns, which only "which subtypes of X" or a
         # question with no noun would ask for; the schema's phrases may still say its type
-        unread = asked is None and unread_asked_noun(
-            question, self._context.schema, [r.mention.text for r in anchor_rows]
-        )
+        unread = asked is None and unread_asked_noun(question, self._context.schema, anchor_names)
         target_label = (
             asked[0]
             if asked
