@@ -36,6 +36,7 @@ from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import MentionRole
+from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
@@ -242,6 +243,20 @@ class SchemaRoutes:
         return SchemaHop(anchor_label, named[0], anchor_label) if len(named) == 1 else None
 
 
+def _set_aside(table: EntityTable, rows: set[int]) -> EntityTable:
+    """The table with the rows whose `id` is in `rows` in the context role: mentions, but no anchors."""
+    if not rows:
+        return table
+    return EntityTable(
+        tuple(
+            dataclasses.replace(row, mention=row.mention.model_copy(update={"role": MentionRole.CONTEXT}))
+            if id(row) in rows
+            else row
+            for row in table.rows
+        )
+    )
+
+
 class HeuristicPlanner:
     name = "heuristic"
 
@@ -263,6 +278,7 @@ class HeuristicPlanner:
         self._routes = SchemaRoutes(context, answer_types, route_reader)
         self._name_vocabulary = name_vocabulary
         self._noise_words = frame_words(context)
+        self._name_words = name_words(t.name_field for t in context.schema.node_types)
 
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
@@ -295,7 +311,7 @@ class HeuristicPlanner:
             notes.append(f"ranked by {ordered.order.property}, {way} first: '{ordered.cue}' ({named})")
         if plan.name_contains:
             shown = ", ".join(f"'{word}'" for word in plan.name_contains)
-            notes.append(f"targets whose name holds {shown} first (quoted, and no mention)")
+            notes.append(f"targets whose name holds {shown} first (quoted or framed by a name, and no mention)")
         return dataclasses.replace(outcome, notes=(*outcome.notes, *notes), fallback=fallback)
 
     def _fallback(self, question: str, table: EntityTable, plan: Plan, check: PlanChecker) -> Plan | None:
@@ -478,6 +494,7 @@ class HeuristicPlanner:
         """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
         routes = routes or self._routes
         table = self.resolve_shared_names(question, table, routes)
+        table = self.without_compound_names(question, table)
         schema = self._context.schema
         mentions = [row.mention.text for row in table.rows]
         anchor_rows = self._anchor_rows(table)
@@ -649,9 +666,11 @@ class HeuristicPlanner:
     def _name_keywords(
         self, question: str, mentions: list[str], asked: tuple[str, str] | None, target_label: str
     ) -> tuple[str, ...]:
-        """What the answer's name must hold: quoted keywords, then the unquoted words right before the asked type's
-        word that few of the type's names hold (with the names' shares)."""
-        quoted = quoted_keywords(question, mentions)
+        """What the answer's name must hold: quoted keywords and those a word for a name frames ("whose name
+        contains X"), then the unquoted words right before the asked type's word that few of the type's names hold
+        (with the names' shares)."""
+        framed = tuple(question[start:end] for start, end in framed_keywords(question, self._name_words))
+        quoted = tuple(dict.fromkeys(quoted_keywords(question, mentions) + framed))[:MAX_KEYWORDS]
         if asked is None or self._name_shares is None:
             return quoted
         named = [text for text in mentions if text.lower() != asked[1].lower()]  # the asked words are a mention too
@@ -716,16 +735,24 @@ class HeuristicPlanner:
     def without_context(self, question: str, table: EntityTable) -> EntityTable:
         """The table with its context rows (`context_rows`) in the context role: no anchors, but still mentions
         (their words name no asked type and no type on the way: "Not Stokes County, ... Which country ...")."""
-        aside = {id(row) for row in self.context_rows(question, table)}
-        if not aside:
+        return _set_aside(table, {id(row) for row in self.context_rows(question, table)})
+
+    def without_compound_names(self, question: str, table: EntityTable) -> EntityTable:
+        """The table with the mentions that together spell a name keyword before the asked type's word in the
+        context role ("the *parkinsonism-dystonia* disorders with X" asks for disorders so named, not for a
+        conjunction of parkinsonism and dystonia, which their annotations need not hold both of)."""
+        rows = self._anchor_rows(table)
+        asked = target_mention(question, self._context.schema, [row.mention.text for row in rows])
+        if asked is None or self._name_shares is None:
             return table
-        context = [
-            dataclasses.replace(row, mention=row.mention.model_copy(update={"role": MentionRole.CONTEXT}))
-            if id(row) in aside
-            else row
-            for row in table.rows
-        ]
-        return EntityTable(tuple(context))
+        named = [row.mention.text for row in table.rows if row.mention.text.lower() != asked[1].lower()]
+        keywords = modifier_keywords(question, asked[1], named, self._name_shares(asked[0]), self._noise_words)
+        aside: set[int] = set()
+        for keyword in keywords:
+            inside = [id(row) for row in rows if row.mention.text.lower() in keyword.lower()]
+            if len(inside) > 1:
+                aside.update(inside)
+        return _set_aside(table, aside)
 
     def resolve_shared_names(self, question: str, table: EntityTable, routes: Routes | None = None) -> EntityTable:
         """The table with each anchor whose name several types share (exact links that tie) given the type the

@@ -18,7 +18,11 @@ from grasp_agent.graph_branch.relation_words import RelationWords, phrase_forms
 from grasp_agent.graph_branch.type_words import plural, singular_type_words, type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
-_WH = re.compile(r"\b(which|what|list|name|find|identify|show|give)\b", re.IGNORECASE)
+# "name" asks only as a verb ("Name the genes ..."); after a determiner it is a noun ("whose name contains X").
+_WH = re.compile(
+    r"\b(which|what|list|(?<!whose\s)(?<!the\s)(?<!its\s)(?<!their\s)(?<!a\s)name|find|identify|show|give)\b",
+    re.IGNORECASE,
+)
 # Words that make a "lacks"/"absent" relation the better reading of a pair with several relations.
 _NEGATION = re.compile(r"\b(lack|lacks|lacking|absent|absence|without|not|no|excluded|never)\b", re.IGNORECASE)
 _NEGATIVE_PREFIXES = ("LACK", "ABSEN", "NEGATIV", "EXCLUD", "CONTRAINDICAT")

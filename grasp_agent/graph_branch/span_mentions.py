@@ -29,10 +29,12 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
+from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
+from grasp_agent.graph_branch.type_words import plural, singular_type_words
 from grasp_agent.skb.schema import SkbSchema
 
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
@@ -113,6 +115,9 @@ class SpanMentionFinder:
         self._budget_s = budget_s
         self._max_mentions = max_mentions
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
+        self._name_words = name_words(t.name_field for t in schema.node_types)
+        singular = {w for t in schema.node_types for w in singular_type_words(t)}
+        self._plural_type_words = tuple(sorted({plural(w) for w in singular} - singular))
 
     def extract(self, question: str) -> list[Mention]:
         mentions = [Mention(text=span.text, types=labels) for span, labels in self._linked_spans(question)]
@@ -134,6 +139,7 @@ class SpanMentionFinder:
         if self._dictionary is None:
             return []
         quoted = quoted_ranges(question)
+        framed = framed_keywords(question, self._name_words)
         found = []
         for match in self._dictionary.matches(question):
             words = match.text.lower().split()
@@ -141,10 +147,18 @@ class SpanMentionFinder:
                 continue
             if any(start < match.start and match.end <= end for start, end in quoted):
                 continue
+            if _overlaps(match.start, match.end, framed):
+                continue
             span = Span(match.start, match.end, match.text, match.words)
             # a match through a corrected typo yields to an exact one of as many words
             found.append(ScoredSpan(span, 1.0, match.labels[:2], key=phrase_key(match.text), promoted=match.corrected))
         return found
+
+    def _ends_in_a_set(self, span: Span) -> bool:
+        """Whether a span of several words ends with a plural type word ("Rhizomelic disorders"): it names a set
+        of that type, the asked one, not one node; a cosine would still link it to the nearest single name."""
+        lowered = span.text.lower()
+        return span.words > 1 and any(lowered.endswith(" " + word) for word in self._plural_type_words)
 
     def _embedded_spans(self, question: str, exact: list[ScoredSpan], deadline: float) -> list[ScoredSpan]:
         """Spans linked through the name index: those `bounded_spans` keeps, chunk by chunk while time is left;
@@ -152,11 +166,14 @@ class SpanMentionFinder:
         keyword: 'diseases named "Amyotrophy"' asks for a word of their names, not for the phenotype)."""
         exact_spans = {(item.span.start, item.span.end) for item in exact}
         quoted = quoted_ranges(question)
+        framed = framed_keywords(question, self._name_words)
         spans = [
             span
             for span in candidate_spans(question, self._max_words, excluded=self._type_words)
             if (span.start, span.end) not in exact_spans
             and not any(start < span.start and span.end <= end for start, end in quoted)
+            and not _overlaps(span.start, span.end, framed)
+            and not self._ends_in_a_set(span)
         ]
         kept = bounded_spans(spans, self._max_spans)
         labels = [t.label for t in self._schema.node_types]
@@ -225,6 +242,10 @@ class ScoredSpan:
     labels: tuple[str, ...]
     key: str = ""  # the dictionary key of an exact match
     promoted: bool = False  # scored as exact without being one: a corrected typo, an embedded longer name
+
+
+def _overlaps(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(start < stop and begin < end for begin, stop in ranges)
 
 
 def bounded_spans(spans: list[Span], max_spans: int) -> list[Span]:

@@ -55,6 +55,13 @@ def test_a_word_few_names_of_the_asked_type_hold_right_before_its_type_word_is_a
     assert read("Which foo chylous disorder has X?", "disorder", ["foo chylous", "X"]) == ()
     # a one-word mention right before the type word is a keyword too (it stays an anchor)
     assert read("Which chylous disorder has X?", "disorder", ["chylous", "X"]) == ("chylous",)
+    # so is a compound of mentions, but not a compound of a mention and another word
+    shares = {**SHARES, "parkinsonism": 0.001, "dystonia": 0.01}
+    compound = "List the parkinsonism-dystonia disorders with X."
+    assert modifier_keywords(compound, "disorders", ["parkinsonism", "dystonia", "X"], shares, frame) == (
+        "parkinsonism-dystonia",
+    )
+    assert modifier_keywords(compound, "disorders", ["parkinsonism", "X"], shares, frame) == ()
     # the type word inside a mention is not the asked one; the one after it is read
     assert read("Chylous disease type 2 aside, which chylous disease?", "disease", ["Chylous disease type 2"]) == (
         "chylous",
@@ -72,3 +79,21 @@ def test_the_planner_asks_unquoted_keywords_of_the_names_only_with_the_names_sha
     assert planner.build(question, table).name_contains == ("Chylous",)
     quoted = planner.build('Which "Lymph" Chylous disorder has Pancreatitis?', table)
     assert quoted.name_contains == ("Lymph", "Chylous")  # quoted first
+
+
+def test_the_mentions_of_a_compound_name_keyword_are_no_anchors() -> None:
+    target = _row("disorders", "Disease", 0.6, role=MentionRole.TARGET)
+    rows = (
+        _row("parkinsonism", "Phenotype", 1.0),
+        _row("dystonia", "Phenotype", 1.0),
+        _row("Anarthria", "Phenotype", 1.0),
+    )
+    table = EntityTable((*rows, target))
+    shares = {"Disease": {"parkinsonism": 0.001, "dystonia": 0.01}}
+    planner = HeuristicPlanner(HPO_CONTEXT, name_shares=lambda label: shares.get(label, {}))
+    plan = planner.build("List the parkinsonism-dystonia disorders annotated with Anarthria.", table)
+    assert plan.name_contains == ("parkinsonism-dystonia",)
+    assert [anchor.text for anchor in plan.anchors] == ["Anarthria"]
+    # one mention before the type word stays an anchor, and is a keyword too
+    one = planner.build("List the dystonia disorders annotated with Anarthria.", EntityTable((*rows[1:], target)))
+    assert one.name_contains == ("dystonia",) and [a.text for a in one.anchors] == ["dystonia", "Anarthria"]
