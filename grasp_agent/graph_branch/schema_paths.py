@@ -15,7 +15,7 @@ from itertools import pairwise
 
 from grasp_agent.graph_branch.asked_slot import SlotKind, SlotWord, read_slot
 from grasp_agent.graph_branch.relation_words import RelationWords, phrase_forms
-from grasp_agent.graph_branch.type_words import plural, singular_type_words, type_words
+from grasp_agent.graph_branch.type_words import plural, plural_type_words, singular_type_words, type_words
 from grasp_agent.skb.schema import NodeType, SkbSchema
 
 # "name" asks only as a verb ("Name the genes ..."); after a determiner it is a noun ("whose name contains X").
@@ -104,9 +104,7 @@ def _compound_head(
 
 def _is_plural_type_word(words: str, schema: SkbSchema) -> bool:
     """Whether `words` is the plural of a type word and not itself a singular one ('genes' can be an alias)."""
-    lowered = words.lower()
-    singular = {word for node_type in schema.node_types for word in singular_type_words(node_type)}
-    return lowered not in singular and singular_type_word(lowered, schema) != lowered
+    return words.lower() in plural_type_words(schema)
 
 
 # English determiners: a noun phrase starts with one, so a word right before one is no noun's head but a verb

@@ -34,7 +34,7 @@ from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
-from grasp_agent.graph_branch.type_words import plural, singular_type_words
+from grasp_agent.graph_branch.type_words import plural_type_words
 from grasp_agent.skb.schema import SkbSchema
 
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
@@ -116,8 +116,7 @@ class SpanMentionFinder:
         self._max_mentions = max_mentions
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
         self._name_words = name_words(t.name_field for t in schema.node_types)
-        singular = {w for t in schema.node_types for w in singular_type_words(t)}
-        self._plural_type_words = tuple(sorted({plural(w) for w in singular} - singular))
+        self._plural_type_words = plural_type_words(schema)
 
     def extract(self, question: str) -> list[Mention]:
         mentions = [Mention(text=span.text, types=labels) for span, labels in self._linked_spans(question)]

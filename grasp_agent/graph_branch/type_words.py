@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grasp_agent.graph_branch.relation_words import spaced_name
-from grasp_agent.skb.schema import NodeType
+from grasp_agent.skb.schema import NodeType, SkbSchema
 
 
 def singular_type_words(node_type: NodeType) -> list[str]:
@@ -29,6 +29,12 @@ def plural(word: str) -> str:
     if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
         return word[:-1] + "ies"
     return word + "s"
+
+
+def plural_type_words(schema: SkbSchema) -> frozenset[str]:
+    """The plurals of the schema's type words that are not themselves a singular one ('genes' can be an alias)."""
+    singular = {word for node_type in schema.node_types for word in singular_type_words(node_type)}
+    return frozenset(plural(word) for word in singular) - singular
 
 
 def type_words(node_type: NodeType) -> list[str]:
