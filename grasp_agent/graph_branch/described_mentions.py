@@ -26,6 +26,7 @@ import numpy as np
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
@@ -44,13 +45,13 @@ NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's
 FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
 MAX_CLAUSES = 12  # bounds the embedding work per question
 
-# Words that introduce a description ("the abnormality described as ..."): skipped, too, when the planner
-# reads the words before a described entity for a hierarchy cue or a negation.
+# English words that introduce a description ("the one described as ...", "the term defined as ..."); with the
+# SKB's own type words (`description_words`: "the abnormality described as") they are skipped, too, when the
+# planner reads the words before a described entity for a hierarchy cue or a negation. No SKB term.
 DESCRIPTION_WORDS = frozenset(
     """
 the a an any as of described defined characterised characterized called termed named known marked denoted
-referred meaning clinical feature features abnormality abnormalities finding findings sign signs symptom symptoms
-trait traits phenotype phenotypes term terms concept entity classified categorised categorized listed filed
+referred meaning term terms concept entity classified categorised categorized listed filed
 definition definitions description descriptions mention mentions mentioning mentioned word words text
 """.split()
 )  # noqa: SIM905 (a word list reads best as text)
@@ -62,15 +63,16 @@ FRAME_WORDS = (
     | frozenset(
         """
 involving involve involves display displays displaying exhibit exhibits exhibiting manifest manifests
-manifesting showing show shows presenting present presents having has have with by in which that condition
-conditions directly under one implicated annotated sharing shares shared subtype subtypes subclass subclasses
+manifesting showing show shows presenting present presents having has have with by in which that
+directly under one implicated annotated sharing shares shared subtype subtypes subclass subclasses
 form forms variant variants direct descendant descendants child children parent parents ancestor ancestors
 narrower broader general besides except apart itself themselves
 """.split()
     )
 )  # noqa: SIM905
 
-_TRAILING = FUNCTION_WORDS | DESCRIPTION_WORDS
+# What may trail a clause ("... as a term"); a finder adds the SKB's type words (`description_words`: "... as a symptom").
+TRAILING_WORDS = FUNCTION_WORDS | DESCRIPTION_WORDS
 # Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
 _BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])")  # a full stop before a capital ends a sentence, not "e.g. a"
@@ -88,13 +90,21 @@ class Clause:
     text: str
 
 
-def _trim(question: str, start: int, end: int, frame: frozenset[str]) -> Clause | None:
-    """The clause between `start` and `end` without its leading frame words and the function and description
-    words that trail it."""
+def description_words(schema: SkbSchema) -> frozenset[str]:
+    """DESCRIPTION_WORDS plus every word of the schema's type words: what introduces a description in this SKB's
+    words ("the *symptom* described as", "a *phenotypic abnormality* defined as")."""
+    return DESCRIPTION_WORDS | {w for t in schema.node_types for part in type_words(t) for w in part.split()}
+
+
+def _trim(
+    question: str, start: int, end: int, frame: frozenset[str], trailing: frozenset[str] = TRAILING_WORDS
+) -> Clause | None:
+    """The clause between `start` and `end` without its leading frame words and the `trailing` (function and
+    description) words after it."""
     words = [m for m in _WORD.finditer(question, start, end)]
     while words and words[0].group().lower() in frame:
         words.pop(0)
-    while words and words[-1].group().lower() in _TRAILING:  # "... as a clinical feature"
+    while words and words[-1].group().lower() in trailing:  # "... as a symptom"
         words.pop()
     if not words:
         return None
@@ -102,7 +112,11 @@ def _trim(question: str, start: int, end: int, frame: frozenset[str]) -> Clause 
 
 
 def _pieces(
-    question: str, quoted: Sequence[tuple[int, int]], breaks: Sequence[re.Pattern[str]], frame: frozenset[str]
+    question: str,
+    quoted: Sequence[tuple[int, int]],
+    breaks: Sequence[re.Pattern[str]],
+    frame: frozenset[str],
+    trailing: frozenset[str],
 ) -> list[Clause]:
     """The trimmed pieces of the question between `breaks` and quoted passages, outside those passages."""
     bounds = [0, len(question)] + [edge for passage in quoted for edge in passage]
@@ -112,7 +126,7 @@ def _pieces(
     for start, end in zip(edges, edges[1:], strict=False):
         if any(q_start <= start and end <= q_end for q_start, q_end in quoted):
             continue
-        clause = _trim(question, start, end, frame)
+        clause = _trim(question, start, end, frame, trailing)
         if clause is not None:
             pieces.append(clause)
     return pieces
@@ -123,26 +137,30 @@ def candidate_clauses(
     frame: frozenset[str] = FRAME_WORDS,
     named: Sequence[str] = (),
     min_content_words: int = MIN_CONTENT_WORDS,
+    trailing: frozenset[str] = TRAILING_WORDS,
+    keywords: Sequence[tuple[int, int]] = (),
 ) -> list[Clause]:
-    """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame; and
-    the longer pieces that keep their coordinations ("flexion or extension of the trunk"), unless one of the
-    conjuncts is a `named` mention (then "and" joins two entities, not the parts of one description). Only
-    clauses with at least `min_content_words` words outside `frame` that the `named` mentions do not mostly
-    cover."""
+    """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame and of
+    the `trailing` words after it; and the longer pieces that keep their coordinations ("flexion or extension of
+    the trunk"), unless one of the conjuncts is a `named` mention (then "and" joins two entities, not the parts of
+    one description). Only clauses with at least `min_content_words` words outside `frame` that the `named`
+    mentions do not mostly cover. The `keywords` ranges (name keywords: "with X in its name") end a clause
+    and belong to none, as a quoted passage's words belong to no other clause."""
     clauses: list[Clause] = []
     quoted: list[tuple[int, int]] = []
     for opening, closing in quoted_ranges(question):
         quoted.append((opening, closing + 1))
-        clause = _trim(question, opening + 1, closing, frozenset())
+        clause = _trim(question, opening + 1, closing, frozenset(), trailing)
         if clause is not None:
             clauses.append(clause)
-    fine = _pieces(question, quoted, (_BREAK, _SENTENCE, _COORDINATION), frame)
+    outside = [*quoted, *keywords]
+    fine = _pieces(question, outside, (_BREAK, _SENTENCE, _COORDINATION), frame, trailing)
     clauses += fine
-    for coarse in _pieces(question, quoted, (_BREAK, _SENTENCE), frame):
+    for coarse in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing):
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
         if all(named_share(c, named, frame) < NAMED_SHARE for c in conjuncts):
             clauses.append(coarse)
-    clauses += [lead for c in clauses if (lead := _without_subject(question, c, frame)) is not None]
+    clauses += [lead for c in clauses if (lead := _without_subject(question, c, frame, trailing)) is not None]
     kept = [
         c
         for c in clauses
@@ -161,7 +179,7 @@ displays display exhibits exhibit involves involve manifests manifest features f
 )  # noqa: SIM905
 
 
-def _without_subject(question: str, clause: Clause, frame: frozenset[str]) -> Clause | None:
+def _without_subject(question: str, clause: Clause, frame: frozenset[str], trailing: frozenset[str]) -> Clause | None:
     """The clause after what may be its subject and verb ("boy *has* reduced function of the testes", "combines
     *a* clouded eye lens"): when its first word is a content word and its second or third opens a noun phrase,
     the words after that one, trimmed; None otherwise. A second reading, not a replacement: the better-linked
@@ -171,7 +189,7 @@ def _without_subject(question: str, clause: Clause, frame: frozenset[str]) -> Cl
         return None
     for word in words[1:3]:
         if word.group().lower() in _PHRASE_OPENERS:
-            return _trim(question, word.end(), clause.end, frame)
+            return _trim(question, word.end(), clause.end, frame, trailing)
     return None
 
 
@@ -250,6 +268,17 @@ def names_another_type(question: str, clause: Clause, label: str, mentions: Sequ
     )
 
 
+def names_a_symbol(question: str, clause: Clause, mentions: Sequence[Mention]) -> bool:
+    """Whether an anchor mention inside the clause is written as a symbol (letters and digits, no lower case:
+    "SLC37A4", "MELAS"): a name that distinctive is the entity the sentence is about, even of the type the clause
+    links to; an ordinary word that is also a name ("affected") may be a word of a description."""
+    return any(_inside(question, mention, clause) and _is_symbol(mention.text) for mention in mentions)
+
+
+def _is_symbol(text: str) -> bool:
+    return len(text) > 1 and any(ch.isalpha() for ch in text) and not any(ch.islower() for ch in text)
+
+
 def names_its_link(question: str, clause: Clause, linked_name: str, mentions: Sequence[Mention]) -> bool:
     """Whether an anchor mention inside the clause is the very name of the node the clause links to."""
     return bool(linked_name) and any(
@@ -289,6 +318,8 @@ class DescribedMentionFinder:
         self._embedder = doc_embedder
         self._labels = [t.label for t in schema.node_types]
         self._frame = clause_frame(schema, quantities, keys)
+        self._trailing = FUNCTION_WORDS | description_words(schema)
+        self._name_words = schema_name_words(schema)
         self._min_score = min_score
         self._own_text = own_text
         self._min_own_text_score = min_own_text_score
@@ -331,7 +362,10 @@ class DescribedMentionFinder:
     def clauses(self, question: str, mentions: Sequence[Mention]) -> list[Clause]:
         """The candidate clauses no anchor mention already names."""
         anchors = [m.text for m in mentions if m.role is MentionRole.ANCHOR]
-        return candidate_clauses(question, self._frame, anchors)[:MAX_CLAUSES]
+        keywords = framed_keywords(question, self._name_words)
+        return candidate_clauses(question, self._frame, anchors, trailing=self._trailing, keywords=keywords)[
+            :MAX_CLAUSES
+        ]
 
     def add(self, question: str, mentions: Sequence[Mention]) -> list[Mention]:
         """`mentions` plus one doc-mode anchor per described entity, minus the name mentions inside those."""
@@ -343,9 +377,14 @@ class DescribedMentionFinder:
             for clause, best in zip(clauses, self._best_links(clauses), strict=True)
             if best is not None
             and describes_one(question, clause, best[1], mentions, self._frame)
-            # a clause around a name of another type is first a sentence about that name: it describes an entity
-            # only when it reads as closely as a definition does (the own-text bar), and the name is kept otherwise
-            and (best[0] >= self._min_own_text_score or not names_another_type(question, clause, best[1], mentions))
+            # a clause around a name of another type, or around a symbol ("a pathogenic SLC37A4 variant"), is first
+            # a sentence about that name: it describes an entity only when it reads as closely as a definition does
+            # (the own-text bar), and the name is kept otherwise
+            and (
+                best[0] >= self._min_own_text_score
+                or not names_another_type(question, clause, best[1], mentions)
+                and not names_a_symbol(question, clause, mentions)
+            )
             # nor is a clause whose best document is the node a name inside it names ("people speak in Kenya" read
             # as Kenya): the name says that already, and the clause would take the words that ask ("speak")
             and not names_its_link(question, clause, best[2], mentions)

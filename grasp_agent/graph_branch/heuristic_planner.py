@@ -32,11 +32,11 @@ from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
 from grasp_agent.graph_branch.asking_sentence import context_mentions
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
-from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS
+from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import MentionRole
-from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
+from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
@@ -80,13 +80,18 @@ _CLAUSE_BREAK = frozenset({"but", "and", "while", "whereas", "or", "yet", "altho
 
 
 def _mention_scope(
-    question: str, mention: str, others: list[str], count: int = NEGATION_WINDOW, skipped: frozenset[str] = frozenset()
+    question: str,
+    mention: str,
+    others: list[str],
+    count: int = NEGATION_WINDOW,
+    framing: frozenset[str] = DESCRIPTION_WORDS,
+    described: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Up to `count` words before `mention` and up to `count` after it up to the next clause, never reaching
     into another mention: the words that can negate it ("but no X", "X is excluded") or ask for its hierarchy
-    ("subtypes of X"). Words in `skipped` (what frames a description: "the abnormality described as") do not
-    count. A mention inside a quoted passage stands for the passage (a name found in a quoted definition): the
-    scope starts at the quotes and skips the description's frame."""
+    ("subtypes of X"). A `described` mention's scope skips the words in `framing` (what frames a description in
+    this SKB's words: "the abnormality described as"). A mention inside a quoted passage stands for the passage
+    (a name found in a quoted definition): the scope starts at the quotes and skips the description's frame."""
     lowered = question.lower()
     position = lowered.find(mention.lower())
     if position < 0:
@@ -95,10 +100,11 @@ def _mention_scope(
     quote = next(((s, e) for s, e in quoted_spans(question) if s <= position and end <= e), None)
     if quote is not None:
         position, end = quote
-        skipped = skipped | DESCRIPTION_WORDS
+        described = True
     spans = [(p, p + len(o)) for o in others if o.lower() != mention.lower() and (p := lowered.find(o.lower())) >= 0]
     left = max([e for s, e in spans if e <= position], default=0)
     right = min([s for s, e in spans if s >= end], default=len(question))
+    skipped = framing if described else frozenset()
     before = [w for w in _WORD.findall(question[left:position]) if w.lower() not in skipped][-count:]
     after: list[str] = []
     for word in _WORD.findall(question[end:right])[:count]:
@@ -237,7 +243,7 @@ class SchemaRoutes:
             {
                 relation
                 for (a, relation, b) in self._context.pattern_counts
-                if a == b == anchor_label and self.relation_words.named_by(relation) & words
+                if a == b == anchor_label and self.relation_words.named_by(relation, words) & words
             }
         )
         return SchemaHop(anchor_label, named[0], anchor_label) if len(named) == 1 else None
@@ -278,7 +284,8 @@ class HeuristicPlanner:
         self._routes = SchemaRoutes(context, answer_types, route_reader)
         self._name_vocabulary = name_vocabulary
         self._noise_words = frame_words(context)
-        self._name_words = name_words(t.name_field for t in context.schema.node_types)
+        self._name_words = schema_name_words(context.schema)
+        self._description_words = description_words(context.schema)
 
     def plan(
         self, question: str, table: EntityTable, check: PlanChecker, *, exclude_examples: Sequence[str] = ()
@@ -549,7 +556,7 @@ class HeuristicPlanner:
             assert row.best is not None
             described = row.mention.match_mode is MatchMode.DOC
             before, after = _mention_scope(
-                question, row.mention.text, mentions, skipped=DESCRIPTION_WORDS if described else frozenset()
+                question, row.mention.text, mentions, framing=self._description_words, described=described
             )
             # the words naming the asked type can name the relation into it too ("the capitals of X": CAPITAL_OF,
             # where "capital" is also a word for a city); they lie outside the mention's own few words
@@ -566,7 +573,9 @@ class HeuristicPlanner:
             path = routes.path(row.best.label, target_label, context_words, cue=cue)
             # role nouns the mention owns say the first hops themselves ("the capitals of X's neighbours"); the
             # rest of the way to the target is the schema's
-            scope = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+            scope = _mention_scope(
+                question, row.mention.text, mentions, count=PHRASE_WINDOW, framing=self._description_words
+            )
             walk, _ = noun_walk(row.best.label, *scope, self._context.pattern_counts, self._routes.relation_words)
             if walk:
                 end = walk[-1].target
@@ -583,7 +592,8 @@ class HeuristicPlanner:
                     row.mention.text,
                     mentions,
                     count=PHRASE_WINDOW,
-                    skipped=DESCRIPTION_WORDS if described else frozenset(),
+                    framing=self._description_words,
+                    described=described,
                 )
                 way = words.phrase_direction(path[0].relation, lead, trail)
                 # else a role noun owned by the mention: "the capital of X", "X's parent terms"
@@ -607,6 +617,7 @@ class HeuristicPlanner:
                     context_words,
                     asked,
                     described,
+                    self._description_words,
                     self._routes.relation_words,
                 )
                 if walk:  # the nouns' hops first, then on through the named type
@@ -787,7 +798,9 @@ class HeuristicPlanner:
         for i, labels in list(tied.items()):
             # a phrase of the schema right around the name says which end of a relation into the asked type it
             # is ("Which phenotypes are a feature of <a disease and a phenotype's shared name>?")
-            lead, trail = _mention_scope(question, rows[i].mention.text, mentions, count=PHRASE_WINDOW)
+            lead, trail = _mention_scope(
+                question, rows[i].mention.text, mentions, count=PHRASE_WINDOW, framing=self._description_words
+            )
             phrased = [
                 label
                 for label in labels
@@ -1059,6 +1072,7 @@ class _LegWords:
     context_words: str
     asked: tuple[str, str] | None
     described: bool
+    description_words: frozenset[str]
     relation_words: RelationWords
 
     def there(self, station: str, label: str) -> str:
@@ -1072,8 +1086,9 @@ class _LegWords:
         read by the leg on to the target). When the type word comes first ("the diseases that have X lack ...")
         and the words between it and the mention choose this leg's relation, the words after the mention are the
         outer clause's; otherwise ("the diseases that X lacks") they are the leg's own."""
-        skipped = DESCRIPTION_WORDS if self.described else frozenset()
-        before, after = _mention_scope(side, self.mention, self.mentions, skipped=skipped)
+        before, after = _mention_scope(
+            side, self.mention, self.mentions, framing=self.description_words, described=self.described
+        )
         if self.question.endswith(side) and after and self._chooses(" ".join(before), label, station):
             return before, after
         return before + after, []

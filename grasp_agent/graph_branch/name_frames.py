@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from grasp_agent.graph_branch.quoted_words import MAX_WORDS
+from grasp_agent.skb.schema import SkbSchema
 
 # What a name does to a keyword it holds: 'name contains X', 'name has the word X', 'title starting with X'.
 _HOLDS = (
@@ -35,10 +36,17 @@ def name_words(name_fields: Iterable[str]) -> frozenset[str]:
     return frozenset(words)
 
 
+def schema_name_words(schema: SkbSchema) -> frozenset[str]:
+    """`name_words` of every type's name property in the schema."""
+    return name_words(node_type.name_field for node_type in schema.node_types)
+
+
 def _frames(words: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     alternatives = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
     noun = rf"(?:{alternatives})s?"
-    after = re.compile(rf"\b{noun}\s+(?:that\s+|which\s+)?{_HOLDS}\s+{_FILLER}[\"'“‘]?(?P<keyword>{_WORD})", re.I)
+    after = re.compile(
+        rf"\b(?P<noun>{noun})\s+(?P<relative>that\s+|which\s+)?{_HOLDS}\s+{_FILLER}[\"'“‘]?(?P<keyword>{_WORD})", re.I
+    )
     around = re.compile(
         rf"\bwith\s+{_FILLER}[\"'“‘]?(?P<keyword>{_WORD})[\"'”’]?\s+in\s+(?:its|their|the|his|her)\s+{noun}\b", re.I
     )
@@ -51,11 +59,27 @@ def framed_keywords(question: str, words: frozenset[str]) -> list[tuple[int, int
     found: list[tuple[int, int]] = []
     for pattern in _frames(words):
         for match in pattern.finditer(question):
+            if _relative_of_another_noun(question, match):
+                continue
             start, end = match.span("keyword")
             if start > 0 and question[start - 1] in "\"'“‘":
                 continue  # quoted: `quoted_words` reads it
             found.append((start, _capitalised_run(question, start, end)))
     return sorted(set(found))
+
+
+# The name as the object of "in": "a disease with X in its name that features Y" ends the frame at "name".
+_IN_THE_NAME = re.compile(r"\bin\s+(?:its|their|the|his|her)\s+$", re.I)
+
+
+def _relative_of_another_noun(question: str, match: re.Match[str]) -> bool:
+    """Whether a relative clause after the word for a name belongs to the noun before it: in "a disease with X
+    in its name that features Y" the disease features Y, its name does not hold Y."""
+    return (
+        "relative" in match.groupdict()
+        and match.group("relative") is not None
+        and _IN_THE_NAME.search(question, 0, match.start("noun")) is not None
+    )
 
 
 def _capitalised_run(question: str, start: int, end: int) -> int:
@@ -70,4 +94,4 @@ def _capitalised_run(question: str, start: int, end: int) -> int:
     return end
 
 
-__all__ = ["framed_keywords", "name_words"]
+__all__ = ["framed_keywords", "name_words", "schema_name_words"]

@@ -32,7 +32,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.plan import MatchMode, Plan
-from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeLink, RankedNode
+from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeId, NodeLink, RankedNode
 from grasp_agent.ranking import Risk
 
 _WORD = re.compile(r"[^\W_]+")
@@ -195,9 +195,14 @@ class PlanRunner:
         return vectors
 
     def anchor_inputs(self, plan: Plan) -> dict[str, Any]:
-        """What grasp.plan.execute links each anchor by: its vector, or (a described entity, with a field
-        similarity) its rescored candidates."""
+        """What grasp.plan.execute links each anchor by: its vector; the nodes a name is the exact name or
+        synonym of (the name dictionary's), alone; or (a described entity, with a field similarity) its rescored
+        candidates."""
         inputs: dict[str, Any] = dict(self.anchor_vectors(plan))
+        for anchor in plan.anchors:
+            exact = self.exact_nodes(anchor.text, anchor.type) if anchor.match_mode is MatchMode.NAME else ()
+            if exact:
+                inputs[anchor.var] = [{"id": node_id, "score": 1.0} for node_id in exact]
         if self._field_similarity is None:
             return inputs
         for anchor in plan.anchors:
@@ -212,6 +217,16 @@ class PlanRunner:
                 )[0]
                 inputs[anchor.var] = rescored_bindings(links, cosines, own_text=[(i, score) for i, _, score in own])
         return inputs
+
+    def exact_nodes(self, text: str, label: str) -> tuple[NodeId, ...]:
+        """The nodes of `label` whose name `text` writes exactly, else those it is a synonym of: "Loeys-Dietz
+        syndrome 2" is that node, not also its numbered siblings, whose names embed a hair's breadth away (cosine
+        0.99)."""
+        if self._dictionary is None:
+            return ()
+        entries = self._dictionary.lookup(text, label)
+        named = [entry for entry in entries if not entry.from_synonym]
+        return tuple(dict.fromkeys(entry.node_id for entry in named or entries))
 
     def relevance_text(self, plan: Plan, question: str | None = None) -> str:
         """What the targets are rescored by: the plan's relevance text, else the question (when given and the

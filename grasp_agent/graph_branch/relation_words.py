@@ -129,17 +129,20 @@ class RelationWords:
             stems(" ".join(word for t in schema.node_types for word in (t.label, *t.aliases))),
         )
 
-    def named_by(self, relation: str) -> frozenset[str]:
-        """The stems of the relation's name, of its schema phrases and of its role nouns (but their type words)."""
+    def named_by(self, relation: str, said: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The stems of the relation's name, of its schema phrases and of its role nouns (but their type words).
+        A role noun of several words names it only where all of them are `said` (stems): "child term" does, a
+        child in "a child presents with X" does not."""
         nouns = (*self.source_nouns.get(relation, ()), *self.target_nouns.get(relation, ()))
+        content = [frozenset(word for word in noun if word not in _FUNCTION | self.type_stems) for noun in nouns]
         return (
             self.names.get(relation, frozenset())
             | self.phrases.get(relation, frozenset())
-            | frozenset(word for noun in nouns for word in noun if word not in _FUNCTION | self.type_stems)
+            | frozenset(word for words in content if len(words) == 1 or words <= said for word in words)
         )
 
     def score(self, relation: str, question_stems: frozenset[str]) -> float:
-        name = self.named_by(relation)
+        name = self.named_by(relation, question_stems)
         description = self.descriptions.get(relation, frozenset()) - name
         return NAME_WEIGHT * len(name & question_stems) + len(description & question_stems)
 
@@ -162,7 +165,7 @@ class RelationWords:
         in any form ("the diseases that *have* X": HAS_PHENOTYPE); other function words ("with", "a") say nothing."""
         name = spaced_name(relation).split()
         forms = {_VERB_FORMS[part] for part in name if part in _VERB_FORMS}
-        content = self.named_by(relation)
+        content = self.named_by(relation, frozenset(stem(word.lower()) for word in words))
         return any(
             _VERB_FORMS.get(word.lower(), word.lower()) in forms or stem(word.lower()) in content for word in words
         )

@@ -29,7 +29,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
-from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
+from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
@@ -115,7 +115,7 @@ class SpanMentionFinder:
         self._budget_s = budget_s
         self._max_mentions = max_mentions
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
-        self._name_words = name_words(t.name_field for t in schema.node_types)
+        self._name_words = schema_name_words(schema)
         self._plural_type_words = plural_type_words(schema)
 
     def extract(self, question: str) -> list[Mention]:

@@ -313,3 +313,24 @@ def test_every_name_links_back_to_its_own_node_and_the_bench_prints_it(hpo_slice
         _, nodes, sampled, first, in_top, missed, _ = rows[label]
         assert int(sampled) == min(150, int(nodes.replace(",", ""))) > 0
         assert int(first) == int(in_top) == int(sampled) and missed == "0", rows[label]
+
+
+def test_a_name_the_dictionary_knows_binds_its_own_nodes_alone(branch: GraphBranch) -> None:
+    """An exact name (any case, plural) is its node: its near namesakes, a hair's breadth away in the name
+    index ("Loeys-Dietz syndrome 2" against "... 3"), are not bound beside it. A name the dictionary lacks is
+    linked by its vector, near candidates and all."""
+    plan = Plan.model_validate(
+        {
+            "anchors": [{"var": "p", "type": "Phenotype", "text": "epileptic spasms"}],
+            "hops": [{"source": "p", "relation": "HAS_PHENOTYPE", "target": "t"}],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
+    assert branch.runner.anchor_inputs(plan)["p"] == [{"id": "HP:0011097", "score": 1.0}]
+    ranking = branch.runner.run(plan, with_cypher=True)
+    assert "OMIM:619340" in ranking.node_ids and all(node.anchor_score == 1.0 for node in ranking.nodes)
+    compiled = ranking.compiled
+    assert compiled is not None and compiled.params["bindings_p"] == [{"id": "HP:0011097", "score": 1.0}]
+    paraphrase = plan.model_copy(update={"anchors": (plan.anchors[0].model_copy(update={"text": "spasm epilepsy"}),)})
+    vector = branch.runner.anchor_inputs(paraphrase)["p"]
+    assert isinstance(vector[0], float)

@@ -5,19 +5,27 @@ from __future__ import annotations
 import pytest
 
 from grasp_agent.graph_branch.described_mentions import (
+    DESCRIPTION_WORDS,
+    FRAME_WORDS,
+    TRAILING_WORDS,
     Clause,
     candidate_clauses,
     clause_frame,
     describes_one,
+    description_words,
     named_share,
+    names_a_symbol,
     names_another_type,
     names_its_link,
 )
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
-from grasp_agent.graph_branch.mentions import Mention
+from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.plan import MatchMode, Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink
+from grasp_agent.graph_branch.type_words import type_words
+from grasp_agent.skb.schema import SkbSchema
 from tests.unit.test_graph_branch_units import HPO_CONTEXT
 
 
@@ -102,7 +110,8 @@ def test_clause_offsets_point_into_the_question() -> None:
 
 def test_named_share_counts_the_content_words_anchor_mentions_cover() -> None:
     clause = Clause(0, 0, "implicated in conditions with a more specific form of Bowel incontinence")
-    assert named_share(clause, ["Bowel incontinence"]) == pytest.approx(1.0)  # the frame words do not count
+    frame = clause_frame(HPO_CONTEXT.schema)  # "conditions" is one of the schema's words for a disease
+    assert named_share(clause, ["Bowel incontinence"], frame) == pytest.approx(1.0)  # the frame words do not count
     described = Clause(0, 0, "an anomaly of the tongue characterized by loss of filiform papillae")
     assert named_share(described, ["tongue"]) == pytest.approx(1 / 5)  # anomaly tongue loss filiform papillae
     assert named_share(described, []) == 0.0
@@ -203,3 +212,33 @@ def test_a_clause_that_reads_as_the_node_a_name_inside_it_names_is_no_descriptio
     assert not names_its_link(question, clause, "", [kenya])  # an own-text link the documents did not confirm
     outside = Clause(question.index("people"), question.index(" in "), "people speak")
     assert not names_its_link(question, outside, "Kenya", [kenya])
+
+
+def test_the_words_that_frame_a_description_are_the_schemas_own_type_words() -> None:
+    films = SkbSchema.model_validate(
+        {
+            "name": "films",
+            "node_types": [{"label": "Film", "aliases": ["movie"]}, {"label": "Studio"}],
+            "relation_types": [{"type": "PRODUCED_BY", "pairs": [{"source": "Film", "target": "Studio"}]}],
+        }
+    )
+    question = "Which studio produced a heist gone wrong in a desert casino as a movie?"
+    frame = clause_frame(films)
+    (generic,) = candidate_clauses(question, frame, trailing=TRAILING_WORDS)
+    assert generic.text == "heist gone wrong in a desert casino as a movie"
+    (read,) = candidate_clauses(question, frame, trailing=FUNCTION_WORDS | description_words(films))
+    assert read.text == "heist gone wrong in a desert casino"  # "as a movie" frames it in this SKB's words
+    # the English lists name no type of an SKB: the HPO's words for its types come from its schema alone
+    hpo_words = {w for t in HPO_CONTEXT.schema.node_types for word in type_words(t) for w in word.split()}
+    assert {"symptom", "abnormality", "condition"} <= hpo_words <= description_words(HPO_CONTEXT.schema)
+    assert hpo_words.isdisjoint(DESCRIPTION_WORDS | (FRAME_WORDS - FUNCTION_WORDS))
+
+
+def test_a_clause_around_a_symbol_is_a_sentence_about_it() -> None:
+    question = "Genetic testing found a pathogenic SLC37A4 variant in my daughter. What conditions does this cause?"
+    clause = Clause(0, question.index("."), question[: question.index(".")])
+    assert names_a_symbol(question, clause, [Mention(text="SLC37A4", types=("Gene",))])
+    # an ordinary word that is also a node's name may be a word of a description
+    described = "rods appear more severely affected than cones"
+    assert not names_a_symbol(described, Clause(0, len(described), described), [Mention(text="affected")])
+    assert not names_a_symbol(question, clause, [Mention(text="SLC37A4", role=MentionRole.TARGET)])

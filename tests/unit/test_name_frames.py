@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from grasp_agent.graph_branch.described_mentions import candidate_clauses, clause_frame, description_words
 from grasp_agent.graph_branch.entity_table import EntityTable
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary
 from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
@@ -75,3 +77,21 @@ def test_a_span_ending_in_a_plural_type_word_names_a_set_and_is_not_linked_by_it
     assert not finder._ends_in_a_set(spans["Hip contracture"])
     single = {span.text: span for span in candidate_spans("Which Rhizomelic disorder has X?")}
     assert not finder._ends_in_a_set(single["Rhizomelic disorder"])  # a name may end in a singular type word
+
+
+def test_a_relative_clause_after_in_its_name_belongs_to_the_noun_before() -> None:
+    # the film features Harrison Ford; its title holds Star only
+    assert read("Find me a film with Star in its title that features Harrison Ford") == ["Star"]
+    assert read("diseases with upper in their name which have Unsteady gait") == ["upper"]
+    assert read("Which films have a title that contains Star?") == ["Star"]  # here the title holds it
+
+
+def test_a_framed_keyword_belongs_to_no_described_clause() -> None:
+    question = "i'm searching for a disorder with usher in its name that shows slowly worsening loss of hearing"
+    keywords = framed_keywords(question, name_words(["name"]))
+    frame = clause_frame(HPO_SCHEMA)
+    trailing = FUNCTION_WORDS | description_words(HPO_SCHEMA)
+    read_alone = [c.text for c in candidate_clauses(question, frame, trailing=trailing)]
+    assert any("usher" in text for text in read_alone)  # "searching ... usher": three content words
+    clauses = [c.text for c in candidate_clauses(question, frame, trailing=trailing, keywords=keywords)]
+    assert clauses == ["slowly worsening loss of hearing"]

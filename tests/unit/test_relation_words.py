@@ -628,3 +628,17 @@ def test_a_relation_worded_alike_both_ways_still_says_the_asked_type_at_the_othe
     # from a gene the phrase reaches two types: it says neither
     genes = [_row("KCNQ2", "Gene", 1.0)]
     assert phrase_asked("KCNQ2 is linked to what?", genes, ["KCNQ2"], patterns, words) is None
+
+
+def test_a_role_noun_of_several_words_names_its_relation_only_when_all_are_said() -> None:
+    words = RelationWords.of(HPO_CONTEXT.schema)  # IS_A's source nouns: "subtype", "child term", "narrower term"
+    assert "child" in words.named_by("IS_A", stems("the child terms of Ptosis"))
+    assert "child" not in words.named_by("IS_A", stems("A child presents with Ptosis"))
+    assert "subtyp" in words.named_by("IS_A")  # a noun of one word names it alone
+    # the child of a vignette asks for no walk through the phenotype hierarchy
+    question = "A child presents with Ptosis and Seizure. Which disease fits best?"
+    table = EntityTable((_row("Ptosis", "Phenotype", 1.0), _row("Seizure", "Phenotype", 1.0)))
+    plan = HeuristicPlanner(HPO_CONTEXT).build(question, table)
+    assert [hop.relation for hop in plan.hops] == ["HAS_PHENOTYPE", "HAS_PHENOTYPE"]
+    terms = HeuristicPlanner(HPO_CONTEXT).build("Which diseases present a child term of Ptosis and Seizure?", table)
+    assert "IS_A" in [hop.relation for hop in terms.hops]
