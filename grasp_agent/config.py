@@ -235,6 +235,13 @@ class Settings(BaseSettings):
     )
     fusion_graph_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="static: the graph ranking's weight")
     fusion_k: float = Field(default=60.0, gt=0.0, description="static: RRF's k")
+    fusion_graph_lead: float | None = Field(
+        default=None,
+        ge=0.0,
+        description="The graph's first target stays first in the fused list when its score leads the graph's second "
+        "by at least this much; off by default: 0.02, best on the HPO's valid splits, lifted its novel wording but "
+        "cost the geography SKB (docs/benchmarks.md)",
+    )
     type_policy: Literal["prior", "filter", "none"] = Field(
         default="prior",
         description="When the question asks for a type (the plan's target, else its words): prior "

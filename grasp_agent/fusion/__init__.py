@@ -10,7 +10,7 @@ from grasp_agent.fusion.fitting import (
     fit_dynamic,
     fit_static,
 )
-from grasp_agent.fusion.policies import FusionMode, FusionResult, dynamic_fusion, static_fusion
+from grasp_agent.fusion.policies import FusionMode, FusionResult, dynamic_fusion, graph_lead_first, static_fusion
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, FusionError, rank_map, rank_of, rerank_fusion, weighted_rrf
 from grasp_agent.fusion.tables import (
     AGREEMENT_DEPTH,
@@ -50,6 +50,7 @@ __all__ = [
     "dynamic_fusion",
     "fit_dynamic",
     "fit_static",
+    "graph_lead_first",
     "rank_map",
     "rank_of",
     "rerank_fusion",

@@ -7,12 +7,16 @@
 Both treat an EMPTY graph ranking as text-only: the graph branch had nothing to say (invalid plan, no anchor
 match, budget exceeded), so the result is the text ranking in its order with its RRF scores 1 / (k + rank),
 graph weight 0, and a note saying why. Each result item's `ranks` is (graph rank, text rank).
+
+After either, `graph_lead_first` can keep the graph's first target first when its own score leads the graph's
+second by a margin (`GRASP_FUSION_GRAPH_LEAD`, off by default): the one graph score rank fusion cannot see.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, check_unit_weight, weighted_rrf
@@ -97,4 +101,26 @@ def dynamic_fusion(
     return FusionResult(items, weight, FusionMode.HYBRID, tables.k, note, bucket, risk)
 
 
-__all__ = ["FusionMode", "FusionResult", "dynamic_fusion", "static_fusion"]
+def graph_lead_first(
+    result: FusionResult, graph: Sequence[Hashable], graph_scores: Sequence[float], lead: float
+) -> FusionResult:
+    """`result` with the graph's first target moved to the front when its score beats the graph's second by at
+    least `lead` (or no second target exists). Rank fusion sees the graph's first two as ranks 1 and 2 however far
+    apart their scores are: an exact binding against a near namesake's, a keyword only the first target's text
+    holds; a lead that wide is the graph's own evidence, which the text's order should not overturn."""
+    if not graph or len(graph_scores) != len(graph) or result.mode is not FusionMode.HYBRID:
+        return result
+    margin = graph_scores[0] - graph_scores[1] if len(graph_scores) > 1 else math.inf
+    first = graph[0]
+    if margin < lead or not result.items or result.items[0].id == first:
+        return result
+    moved = [item for item in result.items if item.id == first]
+    if not moved:
+        return result
+    rest = [item for item in result.items if item.id != first]
+    shown = "no second target" if math.isinf(margin) else f"its second by {margin:.3f}"
+    note = f"the graph's first target leads {shown} (>= {lead:g}): kept first"
+    return replace(result, items=(*moved, *rest), note=f"{result.note}; {note}" if result.note else note)
+
+
+__all__ = ["FusionMode", "FusionResult", "dynamic_fusion", "graph_lead_first", "static_fusion"]

@@ -23,6 +23,7 @@ from grasp_agent.fusion import (
     dynamic_fusion,
     fit_dynamic,
     fit_static,
+    graph_lead_first,
     rank_map,
     rank_of,
     rerank_fusion,
@@ -425,3 +426,18 @@ def test_fit_dynamic_rejects_bad_input() -> None:
         fit_dynamic([graph_perfect("g", n_cand=-3)])
     with pytest.raises(FusionError, match=r"risk multiplier grid values must be >= 0 \(and finite\); got -1"):
         fit_dynamic([graph_perfect("g")], risk_grid=[-1.0])
+
+
+def test_the_graphs_first_target_stays_first_when_its_score_leads_by_the_margin() -> None:
+    # the text puts b first; RRF at equal weights then ranks b over a, whatever the graph's scores say
+    fused = static_fusion(["a", "b", "c"], ["b", "c", "a"], 0.5)
+    assert fused.ids[0] == "b"
+    kept = graph_lead_first(fused, ["a", "b", "c"], [1.36, 1.14, 1.13], 0.1)
+    assert kept.ids == ["a", "b", "c"] and kept.note is not None and "0.220" in kept.note
+    assert [item.ranks for item in kept.items] == [item.ranks for item in sorted(fused.items, key=lambda i: i.id)]
+    # a lead under the margin leaves fusion's order; so does a graph already first, or an empty graph
+    assert graph_lead_first(fused, ["a", "b", "c"], [1.0, 0.992, 0.99], 0.1) == fused
+    alone = graph_lead_first(fused, ["c"], [0.7], 0.1)  # no second target: nothing to lead, it leads
+    assert alone.ids[0] == "c" and alone.note is not None and "no second target" in alone.note
+    text_only = static_fusion([], ["b", "a"], 0.5)
+    assert graph_lead_first(text_only, [], [], 0.1) == text_only
