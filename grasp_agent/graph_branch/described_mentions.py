@@ -26,13 +26,14 @@ import numpy as np
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.name_dictionary import is_symbol
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
 from grasp_agent.graph_branch.quotes import quoted_ranges
 from grasp_agent.graph_branch.relation_words import spaced_name
-from grasp_agent.graph_branch.schema_paths import type_words
+from grasp_agent.graph_branch.type_words import type_word_tokens
 from grasp_agent.skb.schema import SkbSchema
 
 # Calibrated on the train split only (docs/benchmarks.md, "Entities described, not named").
@@ -93,7 +94,7 @@ class Clause:
 def description_words(schema: SkbSchema) -> frozenset[str]:
     """DESCRIPTION_WORDS plus every word of the schema's type words: what introduces a description in this SKB's
     words ("the *symptom* described as", "a *phenotypic abnormality* defined as")."""
-    return DESCRIPTION_WORDS | {w for t in schema.node_types for part in type_words(t) for w in part.split()}
+    return DESCRIPTION_WORDS | type_word_tokens(schema)
 
 
 def _trim(
@@ -201,7 +202,7 @@ def clause_frame(schema: SkbSchema, quantities: Iterable[str] = (), keys: Iterab
     quantity properties, also their words and the superlatives: "... has the highest population" says how
     to rank, not what a thing is. With key properties, their words: "the FIPS code 06037" names a node by a key
     (the name dictionary's), it does not describe one."""
-    words = {w for t in schema.node_types for part in type_words(t) for w in part.split()}
+    words = set(type_word_tokens(schema))
     relation_words = {w for r in schema.relation_types for w in spaced_name(r.type).split()}
     words |= relation_words | {w + "s" for w in relation_words} | {w[:-1] for w in relation_words if w.endswith("s")}
     words |= {w for t in schema.node_types for prop in t.text_fields for w in spaced_name(prop).split()}
@@ -272,11 +273,9 @@ def names_a_symbol(question: str, clause: Clause, mentions: Sequence[Mention]) -
     """Whether an anchor mention inside the clause is written as a symbol (letters and digits, no lower case:
     "SLC37A4", "MELAS"): a name that distinctive is the entity the sentence is about, even of the type the clause
     links to; an ordinary word that is also a name ("affected") may be a word of a description."""
-    return any(_inside(question, mention, clause) and _is_symbol(mention.text) for mention in mentions)
-
-
-def _is_symbol(text: str) -> bool:
-    return len(text) > 1 and any(ch.isalpha() for ch in text) and not any(ch.islower() for ch in text)
+    return any(
+        _inside(question, mention, clause) and len(mention.text) > 1 and is_symbol(mention.text) for mention in mentions
+    )
 
 
 def names_its_link(question: str, clause: Clause, linked_name: str, mentions: Sequence[Mention]) -> bool:

@@ -59,10 +59,10 @@ from grasp_agent.graph_branch.schema_paths import (
     stored_child_to_parent,
     target_mention,
     type_word_count,
-    type_words,
     unread_asked_noun,
 )
 from grasp_agent.graph_branch.shared_names import better_routed, named_type_near, tied_types
+from grasp_agent.graph_branch.type_words import type_word_tokens
 from grasp_agent.skb.context import SkbContext
 from grasp_agent.skb.schema import SkbSchema
 
@@ -121,11 +121,7 @@ def _relation_words(context: SkbContext) -> frozenset[str]:
 def frame_words(context: SkbContext) -> frozenset[str]:
     """Words that frame a question rather than say what its answer is about: function words and the schema's
     relation and type words (lower case). What is left of a relevance text without them is its content."""
-    return (
-        FUNCTION_WORDS
-        | _relation_words(context)
-        | {w for t in context.schema.node_types for part in type_words(t) for w in part.split()}
-    )
+    return FUNCTION_WORDS | _relation_words(context) | type_word_tokens(context.schema)
 
 
 class Routes(Protocol):

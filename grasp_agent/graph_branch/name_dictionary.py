@@ -92,10 +92,10 @@ def within_one_edit(a: str, b: str) -> bool:
 
 def _is_code(entry: DictionaryEntry) -> bool:
     """Whether the entry's surface is a code: a key property's value, or a node's own name that is a symbol."""
-    return entry.from_key or (not entry.from_synonym and _is_symbol(entry.name))
+    return entry.from_key or (not entry.from_synonym and is_symbol(entry.name))
 
 
-def _is_symbol(name: str) -> bool:
+def is_symbol(name: str) -> bool:
     """A name without lower-case letters and with a letter: a gene symbol or acronym ("SCN1A", "WAS")."""
     return any(ch.isalpha() for ch in name) and not any(ch.islower() for ch in name)
 
@@ -263,7 +263,7 @@ class NameDictionary:
         for entry in entries:
             if entry.from_synonym and ordinary:
                 continue  # a one-word synonym that is an ordinary word names too much
-            if _is_symbol(entry.name) and not word.isupper() and ordinary and not any(ch.isdigit() for ch in word):
+            if is_symbol(entry.name) and not word.isupper() and ordinary and not any(ch.isdigit() for ch in word):
                 continue  # "was" is not WAS
             if _is_code(entry) and not as_written:
                 continue  # a code or symbol is written as itself: "lies" is no LIE (Liechtenstein's ISO code)
@@ -355,4 +355,12 @@ def _mark(surface: str) -> str:
     return found.group() if found else ""
 
 
-__all__ = ["DictionaryEntry", "NameDictionary", "PhraseMatch", "key_values", "read_name_dictionary", "schema_words"]
+__all__ = [
+    "DictionaryEntry",
+    "NameDictionary",
+    "PhraseMatch",
+    "is_symbol",
+    "key_values",
+    "read_name_dictionary",
+    "schema_words",
+]

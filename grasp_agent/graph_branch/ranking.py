@@ -31,7 +31,7 @@ from neo4j.exceptions import ClientError
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
-from grasp_agent.graph_branch.plan import MatchMode, Plan
+from grasp_agent.graph_branch.plan import Anchor, MatchMode, Plan
 from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeId, NodeLink, RankedNode
 from grasp_agent.ranking import Risk
 
@@ -185,24 +185,22 @@ class PlanRunner:
         """Each anchor's vector: a described entity's text by the document encoder; a name by the name encoder,
         as the node name it writes when the name dictionary knows it (a synonym, plural or lower-case symbol
         then links as its node's own name does)."""
-        vectors = {}
-        for anchor in plan.anchors:
-            if anchor.match_mode is MatchMode.DOC:
-                vectors[anchor.var] = self._doc_embedder.embed_query(anchor.text)
-                continue
-            known = self._dictionary.canonical_name(anchor.text, anchor.type) if self._dictionary else None
-            vectors[anchor.var] = self._name_embedder.embed_query(known or anchor.text)
-        return vectors
+        return {anchor.var: self._anchor_vector(anchor) for anchor in plan.anchors}
+
+    def _anchor_vector(self, anchor: Anchor) -> list[float]:
+        if anchor.match_mode is MatchMode.DOC:
+            return self._doc_embedder.embed_query(anchor.text)
+        known = self._dictionary.canonical_name(anchor.text, anchor.type) if self._dictionary else None
+        return self._name_embedder.embed_query(known or anchor.text)
 
     def anchor_inputs(self, plan: Plan) -> dict[str, Any]:
         """What grasp.plan.execute links each anchor by: its vector; the nodes a name is the exact name or
         synonym of (the name dictionary's), alone; or (a described entity, with a field similarity) its rescored
         candidates."""
-        inputs: dict[str, Any] = dict(self.anchor_vectors(plan))
-        for anchor in plan.anchors:
+        inputs: dict[str, Any] = {}
+        for anchor in plan.anchors:  # an exact name needs no vector: its bindings are known
             exact = self.exact_nodes(anchor.text, anchor.type) if anchor.match_mode is MatchMode.NAME else ()
-            if exact:
-                inputs[anchor.var] = [{"id": node_id, "score": 1.0} for node_id in exact]
+            inputs[anchor.var] = [{"id": node_id, "score": 1.0} for node_id in exact] or self._anchor_vector(anchor)
         if self._field_similarity is None:
             return inputs
         for anchor in plan.anchors:

@@ -37,6 +37,11 @@ def plural_type_words(schema: SkbSchema) -> frozenset[str]:
     return frozenset(plural(word) for word in singular) - singular
 
 
+def type_word_tokens(schema: SkbSchema) -> frozenset[str]:
+    """Every single word of every type word of the schema ('phenotypic abnormality' gives both words)."""
+    return frozenset(word for node_type in schema.node_types for part in type_words(node_type) for word in part.split())
+
+
 def type_words(node_type: NodeType) -> list[str]:
     """Lower-case words naming a type: its label as words, aliases, and the plurals of both."""
     words = singular_type_words(node_type)
