@@ -22,11 +22,15 @@ _BREAK = re.compile(r"[.!?;:]+\s+")
 _QUESTION_WORD = re.compile(rf"\b({QUESTION_WORDS})\b", re.IGNORECASE)
 
 
-def sentence_spans(question: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence, its closing punctuation included; blank ones left out."""
+def sentence_spans(question: str, names: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """(start, end) of each sentence, its closing punctuation included; blank ones left out. A break inside one
+    of `names` (a name with a colon: "EMG: axonal abnormality") ends no sentence."""
+    inside = [place for name in names for place in _occurrences(question, name)]
     spans: list[tuple[int, int]] = []
     start = 0
     for found in _BREAK.finditer(question):
+        if any(s <= found.start() < e for s, e in inside):
+            continue
         end = found.start() + len(found.group().rstrip())
         spans.append((start, end))
         start = found.end()
@@ -34,10 +38,11 @@ def sentence_spans(question: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if question[s:e].strip()]
 
 
-def asking_span(question: str) -> tuple[int, int] | None:
+def asking_span(question: str, names: Sequence[str] = ()) -> tuple[int, int] | None:
     """The sentence that asks: the last one with a question mark, else the last with a question word ("List
-    the genes of X."); None for a single sentence (nothing is around it) or when none asks."""
-    spans = sentence_spans(question)
+    the genes of X."); None for a single sentence (nothing is around it) or when none asks. `names`: as for
+    `sentence_spans`."""
+    spans = sentence_spans(question, names)
     if len(spans) < 2:
         return None
     marked = [span for span in spans if "?" in question[span[0] : span[1]]]
@@ -60,7 +65,7 @@ def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
     """The mentions named only outside the asking sentence, when that sentence holds at least one of `mentions`
     itself (else none: a vignette's asking sentence leaves what it asks about to the sentences before it). A
     mention not found in the question (an extractor's rewording) is never context, nor does it make one."""
-    span = asking_span(question)
+    span = asking_span(question, mentions)
     if span is None:
         return frozenset()
     start, end = span
@@ -73,3 +78,16 @@ def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
         else:
             outside.add(mention)
     return frozenset(outside) if inside else frozenset()
+
+
+def named_only_around(question: str, words: str, names: Sequence[str] = ()) -> bool:
+    """Whether `words` occur in the question only outside the sentence that asks (False when no sentence asks
+    apart from others, or the words are not in the question): "Background: I read about rare *diseases*. What
+    subtype of X ...?" names its type word in the context, not in the question. `names`: as for
+    `sentence_spans`."""
+    span = asking_span(question, names)
+    places = _occurrences(question, words)
+    if span is None or not places:
+        return False
+    start, end = span
+    return not any(s < end and e > start for s, e in places)

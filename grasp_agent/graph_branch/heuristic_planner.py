@@ -30,7 +30,7 @@ from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
-from grasp_agent.graph_branch.asking_sentence import context_mentions
+from grasp_agent.graph_branch.asking_sentence import context_mentions, named_only_around
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -464,6 +464,14 @@ class HeuristicPlanner:
         mentions = [row.mention.text for row in table.rows]
         anchor_names = [row.mention.text for row in anchor_rows]
         asked = target_mention(question, self._context.schema, anchor_names)
+        if asked is not None and named_only_around(question, asked[1], mentions):
+            # a type word only in the sentences around the one that asks is context when that sentence asks for
+            # a hierarchy of its own ("Background: I read about rare diseases. What subtype of X ...?"), not when
+            # the hierarchy is said around it too ("... a form of X disease. Which one could it be?")
+            asking = [row for row in anchor_rows if not named_only_around(question, row.mention.text, mentions)]
+            hierarchy = self._hierarchy_asked(question, asking, mentions)
+            if hierarchy is not None:
+                return None, hierarchy
         if asked is not None:
             # "the capitals of the countries that ...": role nouns owning the type word ask for their own end, and
             # the named type is a station on the way

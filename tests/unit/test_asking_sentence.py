@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from grasp_agent.graph_branch.asking_sentence import asking_span, context_mentions, sentence_spans
+from grasp_agent.graph_branch.asking_sentence import (
+    asking_span,
+    context_mentions,
+    named_only_around,
+    sentence_spans,
+)
 
 
 def test_sentences_end_at_their_punctuation_and_blank_ones_are_dropped() -> None:
@@ -49,3 +54,16 @@ def test_a_vignette_whose_asking_sentence_names_nothing_keeps_every_mention() ->
     assert context_mentions(question, ["KCNQ2", "infantile spasms"]) == frozenset()
     # a mention the question does not write (an extractor's rewording) neither is context nor makes one
     assert context_mentions(question, ["KCNQ2", "epileptic spasm"]) == frozenset()
+
+
+def test_words_named_only_around_the_asking_sentence() -> None:
+    question = "Background: I read about rare diseases. What subtype of seizure starts in sleep?"
+    assert named_only_around(question, "diseases")
+    assert not named_only_around(question, "seizure")  # in the asking sentence
+    assert not named_only_around(question, "genes")  # not in the question at all
+    assert not named_only_around("Which diseases have seizure?", "diseases")  # one sentence: nothing around it
+    # a colon inside a name ends no sentence
+    named = "Which genes are linked to EMG: axonal abnormality's child terms?"
+    assert named_only_around(named, "genes")
+    assert not named_only_around(named, "genes", ["EMG: axonal abnormality"])
+    assert len(sentence_spans(named, ["emg: axonal abnormality"])) == 1

@@ -360,6 +360,26 @@ def test_a_noun_the_schema_cannot_read_in_the_asked_slot_is_what_a_hierarchy_que
     assert planner.build("Which conds have a more specific form of seizure?", table).target.type == "Disease"
 
 
+def test_a_type_word_only_around_a_sentence_asking_for_a_hierarchy_is_context() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("seizure", "Phenotype", 0.97),))
+    # "diseases" lies in the sentence before the one that asks, which asks for seizure's subtypes itself
+    aside = planner.build("Background: I read about rare diseases. What subtype of seizure starts in sleep?", table)
+    assert aside.target.type == "Phenotype"
+    assert [(h.relation, h.direction.value) for h in aside.hops] == [("IS_A", "in")]
+    # the asking sentence names the type itself, or asks for no hierarchy: the type word still counts
+    inside = planner.build("Background: I read about seizures. Which diseases have a subtype of seizure?", table)
+    assert inside.target.type == "Disease"
+    assert planner.build("I am looking for diseases. Which ones present with seizure?", table).target.type == "Disease"
+    vignette = "My son has a form of seizure disease. Which one could it be?"  # the hierarchy is said around it too
+    assert planner.build(vignette, table).target.type == "Disease"
+    # a colon inside a linked name ends no sentence: "genes" is in the sentence that asks
+    colon = EntityTable((_row("EMG: axonal abnormality", "Phenotype", 1.0),))
+    assert (
+        planner.build("Which genes are linked to EMG: axonal abnormality's child terms?", colon).target.type == "Gene"
+    )
+
+
 def test_a_role_noun_of_a_hierarchy_after_the_asking_word_asks_for_the_anchors_own_type() -> None:
     # no type word: "subtype" is IS_A's source noun in the schema, stored child -> parent, so the hop goes down
     planner = HeuristicPlanner(HPO_CONTEXT)
