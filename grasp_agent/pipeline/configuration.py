@@ -79,6 +79,7 @@ class SearchConfiguration:
     reranker: Sourced[str | None]  # the model_id of the reranker searches may use; None: none configured
     rerank_by_default: Sourced[bool]
     rerank_weight: Sourced[float]
+    graph_lead: Sourced[float | None]  # None: the graph's first target is not kept first (`graph_lead_first`)
 
     def lines(self) -> list[str]:
         """One line per value, for `grasp search` and the UI."""
@@ -91,6 +92,7 @@ class SearchConfiguration:
             f"reranker: {reranker} ({self.reranker.source})",
             f"rerank by default: {'yes' if self.rerank_by_default.value else 'no'} ({self.rerank_by_default.source})",
             f"reranker weight in the last RRF: {self.rerank_weight.value:g} ({self.rerank_weight.source})",
+            f"graph lead kept first: {_lead(self.graph_lead.value)} ({self.graph_lead.source})",
         ]
 
     def as_dict(self) -> dict[str, dict[str, object]]:
@@ -104,8 +106,13 @@ class SearchConfiguration:
                 "reranker",
                 "rerank_by_default",
                 "rerank_weight",
+                "graph_lead",
             )
         }
+
+
+def _lead(value: float | None) -> str:
+    return "off" if value is None else f"from a score lead of {value:g}"
 
 
 def _explicit(settings: Settings, name: str) -> bool:
@@ -159,4 +166,5 @@ def resolve_configuration(
         ),
         rerank_by_default=_rerank_by_default(settings, tables, reranker_id),
         rerank_weight=_fitted_or_default(settings, "rerank_weight", fitted.rerank_weight, tables),
+        graph_lead=_fitted_or_default(settings, "fusion_graph_lead", None, tables),
     )

@@ -146,8 +146,9 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
         result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, risk, parts.fusion_tables)
     else:
         result = static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
-    if graph is not None and settings.fusion_graph_lead is not None:
-        result = graph_lead_first(result, graph_ids, [node.score for node in graph.nodes], settings.fusion_graph_lead)
+    lead = parts.configuration.graph_lead.value
+    if graph is not None and lead is not None:
+        result = graph_lead_first(result, graph_ids, [node.score for node in graph.nodes], lead)
     if asked is None or policy != "prior":
         return result
     labels = node_labels(parts, state, cast(list[NodeId], result.ids))

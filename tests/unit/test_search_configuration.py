@@ -80,8 +80,11 @@ def test_explicit_settings_win_and_say_so() -> None:
 
 def test_every_value_has_a_line_and_a_json_entry() -> None:
     config = resolve_configuration(Settings(), _fitted(_tables(gain=0.0)), RERANKER)
-    assert len(config.lines()) == len(config.as_dict()) == 7
+    assert len(config.lines()) == len(config.as_dict()) == 8
     assert config.as_dict()["rerank_by_default"]["value"] is False
+    assert config.lines()[-1] == "graph lead kept first: off (default)"
+    lead = resolve_configuration(Settings(fusion_graph_lead=0.02), _fitted(_tables(gain=0.0)), RERANKER)
+    assert lead.lines()[-1] == "graph lead kept first: from a score lead of 0.02 (GRASP_FUSION_GRAPH_LEAD)"
 
 
 def test_tables_are_chosen_local_then_packaged_then_priors(tmp_path: Path) -> None:
