@@ -107,4 +107,5 @@ def show(result: SearchResult) -> None:
     if result.configuration:
         console.print("configuration in force (value: where it came from):", highlight=False)
         for name, item in result.configuration.items():
-            console.print(f"  {name.replace('_', ' ')}: {item['value']}  [dim]({item['source']})[/]", highlight=False)
+            value = "off" if item["value"] is None else item["value"]  # no reranker, no graph lead
+            console.print(f"  {name.replace('_', ' ')}: {value}  [dim]({item['source']})[/]", highlight=False)
