@@ -455,7 +455,12 @@ class HeuristicPlanner:
 
     def _hierarchy_asked(self, question: str, anchor_rows: Sequence[EntityRow], mentions: list[str]) -> str | None:
         return _hierarchy_asked(
-            question, anchor_rows, mentions, self._context.pattern_counts, self._routes.relation_words
+            question,
+            anchor_rows,
+            mentions,
+            self._context.pattern_counts,
+            self._routes.relation_words,
+            self._description_words,
         )
 
     def _ruled_target(self, question: str, table: EntityTable, routes: Routes) -> tuple[tuple[str, str] | None, str]:
@@ -494,6 +499,7 @@ class HeuristicPlanner:
                 self._context.pattern_counts,
                 self._routes.relation_words,
                 role_nouns=not unread,
+                framing=self._description_words,
             )
             or routes.default_target(
                 [row.best.label for row in anchor_rows if row.best is not None], relevance_text(question, mentions)
@@ -882,6 +888,7 @@ def phrase_asked(
     words: RelationWords,
     *,
     role_nouns: bool = True,
+    framing: frozenset[str] = DESCRIPTION_WORDS,
 ) -> str | None:
     """For a question that names no type, the type at the other end of a relation one of the schema's phrases
     says right around an anchor ("What is spoken in Peru?": the inverse phrase of Country-HAS_LANGUAGE->Language
@@ -893,7 +900,7 @@ def phrase_asked(
         if row.best is None:
             continue
         label = row.best.label
-        lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW)
+        lead, trail = _mention_scope(question, row.mention.text, mentions, count=PHRASE_WINDOW, framing=framing)
         reached |= phrase_reached(label, lead, trail, patterns, words)
         owned = noun_chain(label, lead, trail, patterns, words) if role_nouns else None
         if owned is not None:
@@ -1020,6 +1027,7 @@ def _hierarchy_asked(
     mentions: list[str],
     counts: Mapping[tuple[str, str, str], int],
     words: RelationWords,
+    framing: frozenset[str] = DESCRIPTION_WORDS,
 ) -> str | None:
     """For a question that names no type, the type of the first anchor whose own words ask for its hierarchy
     ("which kind of X ...", "a more specific form of X?"), or whose hierarchy the asked noun is ("X: which
@@ -1027,7 +1035,7 @@ def _hierarchy_asked(
     for row in anchor_rows:
         if row.best is None or row.mention.match_mode is MatchMode.DOC:
             continue
-        before, after = _mention_scope(question, row.mention.text, mentions)
+        before, after = _mention_scope(question, row.mention.text, mentions, framing=framing)
         if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
             return row.best.label
         if asked_noun_cue(question, row.best.label, counts, words):
