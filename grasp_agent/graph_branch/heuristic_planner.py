@@ -306,6 +306,7 @@ class HeuristicPlanner:
             shown = ", ".join(f"{label} {p:.2f}" for label, p in sorted(scores.items(), key=lambda item: -item[1]))
             notes.append(f"asked type (fitted model): {shown}")
         notes.extend(self.slot_notes(question, table))
+        notes.extend(self.context_type_notes(question, table))
         notes.extend(self.route_notes(question, table))
         ordered = self.read_order(question, table, plan.target.type)
         if ordered is not None:
@@ -463,20 +464,41 @@ class HeuristicPlanner:
             self._description_words,
         )
 
+    def _type_word_around(self, question: str, table: EntityTable, asked: tuple[str, str] | None) -> str | None:
+        """The type whose hierarchy the asking sentence asks for, when the question's type word (`asked`) is said
+        only in the sentences around it: that word is context ("Background: I read about rare diseases. What
+        subtype of X ...?"), unless the hierarchy is said around it too ("... a form of X disease. Which one could
+        it be?"). None when the rule does not apply."""
+        if asked is None:
+            return None
+        mentions = [row.mention.text for row in table.rows]
+        if not named_only_around(question, asked[1], mentions):
+            return None
+        rows = self._anchor_rows(table)
+        asking = [row for row in rows if not named_only_around(question, row.mention.text, mentions)]
+        return self._hierarchy_asked(question, asking, mentions)
+
+    def context_type_notes(self, question: str, table: EntityTable) -> list[str]:
+        """Why a type word of the question was not the asked type (`_type_word_around`)."""
+        names = [row.mention.text for row in self._anchor_rows(table)]
+        asked = target_mention(question, self._context.schema, names)
+        around = self._type_word_around(question, table, asked)
+        if asked is None or around is None:
+            return []
+        return [
+            f"'{asked[1]}' is said only around the sentence that asks, which asks for the hierarchy of a {around}: "
+            f"the rules read {around} as the asked type"
+        ]
+
     def _ruled_target(self, question: str, table: EntityTable, routes: Routes) -> tuple[tuple[str, str] | None, str]:
         """The rules' asked type: (the type word the question names, if any; the target type)."""
         anchor_rows = self._anchor_rows(table)
         mentions = [row.mention.text for row in table.rows]
         anchor_names = [row.mention.text for row in anchor_rows]
         asked = target_mention(question, self._context.schema, anchor_names)
-        if asked is not None and named_only_around(question, asked[1], mentions):
-            # a type word only in the sentences around the one that asks is context when that sentence asks for
-            # a hierarchy of its own ("Background: I read about rare diseases. What subtype of X ...?"), not when
-            # the hierarchy is said around it too ("... a form of X disease. Which one could it be?")
-            asking = [row for row in anchor_rows if not named_only_around(question, row.mention.text, mentions)]
-            hierarchy = self._hierarchy_asked(question, asking, mentions)
-            if hierarchy is not None:
-                return None, hierarchy
+        around = self._type_word_around(question, table, asked)
+        if around is not None:
+            return None, around
         if asked is not None:
             # "the capitals of the countries that ...": role nouns owning the type word ask for their own end, and
             # the named type is a station on the way

@@ -364,7 +364,8 @@ def test_a_type_word_only_around_a_sentence_asking_for_a_hierarchy_is_context() 
     planner = HeuristicPlanner(HPO_CONTEXT)
     table = EntityTable((_row("seizure", "Phenotype", 0.97),))
     # "diseases" lies in the sentence before the one that asks, which asks for seizure's subtypes itself
-    aside = planner.build("Background: I read about rare diseases. What subtype of seizure starts in sleep?", table)
+    aside_question = "Background: I read about rare diseases. What subtype of seizure starts in sleep?"
+    aside = planner.build(aside_question, table)
     assert aside.target.type == "Phenotype"
     assert [(h.relation, h.direction.value) for h in aside.hops] == [("IS_A", "in")]
     # the asking sentence names the type itself, or asks for no hierarchy: the type word still counts
@@ -373,6 +374,12 @@ def test_a_type_word_only_around_a_sentence_asking_for_a_hierarchy_is_context() 
     assert planner.build("I am looking for diseases. Which ones present with seizure?", table).target.type == "Disease"
     vignette = "My son has a form of seizure disease. Which one could it be?"  # the hierarchy is said around it too
     assert planner.build(vignette, table).target.type == "Disease"
+    # grasp plan says why the type word was passed over, and only then
+    assert planner.context_type_notes(aside_question, table) == [
+        "'diseases' is said only around the sentence that asks, which asks for the hierarchy of a Phenotype: "
+        "the rules read Phenotype as the asked type"
+    ]
+    assert planner.context_type_notes(vignette, table) == []
     # a colon inside a linked name ends no sentence: "genes" is in the sentence that asks
     colon = EntityTable((_row("EMG: axonal abnormality", "Phenotype", 1.0),))
     assert (
