@@ -61,33 +61,26 @@ def _occurrences(question: str, mention: str) -> list[tuple[int, int]]:
     return found
 
 
+def said_only_around(question: str, words: Sequence[str], names: Sequence[str] = ()) -> frozenset[str]:
+    """The `words` found in the question only outside the sentence that asks (none when no sentence asks apart
+    from others; a word not in the question is never among them): "Background: I read about rare *diseases*.
+    What subtype of X ...?" says its type word in the context, not in the question. `names`: as for
+    `sentence_spans`."""
+    span = asking_span(question, names)
+    if span is None:
+        return frozenset()
+    start, end = span
+    return frozenset(
+        word
+        for word in words
+        if (places := _occurrences(question, word)) and not any(s < end and e > start for s, e in places)
+    )
+
+
 def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
     """The mentions named only outside the asking sentence, when that sentence holds at least one of `mentions`
     itself (else none: a vignette's asking sentence leaves what it asks about to the sentences before it). A
     mention not found in the question (an extractor's rewording) is never context, nor does it make one."""
-    span = asking_span(question, mentions)
-    if span is None:
-        return frozenset()
-    start, end = span
-    outside = set()
-    inside = False
-    for mention in mentions:
-        places = _occurrences(question, mention)
-        if not places or any(s < end and e > start for s, e in places):
-            inside = inside or bool(places)
-        else:
-            outside.add(mention)
-    return frozenset(outside) if inside else frozenset()
-
-
-def named_only_around(question: str, words: str, names: Sequence[str] = ()) -> bool:
-    """Whether `words` occur in the question only outside the sentence that asks (False when no sentence asks
-    apart from others, or the words are not in the question): "Background: I read about rare *diseases*. What
-    subtype of X ...?" names its type word in the context, not in the question. `names`: as for
-    `sentence_spans`."""
-    span = asking_span(question, names)
-    places = _occurrences(question, words)
-    if span is None or not places:
-        return False
-    start, end = span
-    return not any(s < end and e > start for s, e in places)
+    outside = said_only_around(question, mentions, mentions)
+    inside = any(mention not in outside and _occurrences(question, mention) for mention in mentions)
+    return outside if inside else frozenset()

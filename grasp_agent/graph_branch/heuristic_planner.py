@@ -30,7 +30,7 @@ from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
-from grasp_agent.graph_branch.asking_sentence import context_mentions, named_only_around
+from grasp_agent.graph_branch.asking_sentence import context_mentions, said_only_around
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -472,10 +472,11 @@ class HeuristicPlanner:
         if asked is None:
             return None
         mentions = [row.mention.text for row in table.rows]
-        if not named_only_around(question, asked[1], mentions):
-            return None
         rows = self._anchor_rows(table)
-        asking = [row for row in rows if not named_only_around(question, row.mention.text, mentions)]
+        around = said_only_around(question, [asked[1], *(row.mention.text for row in rows)], mentions)
+        if asked[1] not in around:
+            return None
+        asking = [row for row in rows if row.mention.text not in around]
         return self._hierarchy_asked(question, asking, mentions)
 
     def context_type_notes(self, question: str, table: EntityTable) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from grasp_agent.graph_branch.asking_sentence import (
     asking_span,
     context_mentions,
-    named_only_around,
+    said_only_around,
     sentence_spans,
 )
 
@@ -56,14 +56,14 @@ def test_a_vignette_whose_asking_sentence_names_nothing_keeps_every_mention() ->
     assert context_mentions(question, ["KCNQ2", "epileptic spasm"]) == frozenset()
 
 
-def test_words_named_only_around_the_asking_sentence() -> None:
+def test_words_said_only_around_the_asking_sentence() -> None:
     question = "Background: I read about rare diseases. What subtype of seizure starts in sleep?"
-    assert named_only_around(question, "diseases")
-    assert not named_only_around(question, "seizure")  # in the asking sentence
-    assert not named_only_around(question, "genes")  # not in the question at all
-    assert not named_only_around("Which diseases have seizure?", "diseases")  # one sentence: nothing around it
+    assert said_only_around(question, ["diseases"]) == {"diseases"}
+    assert "seizure" not in said_only_around(question, ["seizure"])  # in the asking sentence
+    assert "genes" not in said_only_around(question, ["genes"])  # not in the question at all
+    assert not said_only_around("Which diseases have seizure?", ["diseases"])  # one sentence: nothing around it
     # a colon inside a name ends no sentence
     named = "Which genes are linked to EMG: axonal abnormality's child terms?"
-    assert named_only_around(named, "genes")
-    assert not named_only_around(named, "genes", ["EMG: axonal abnormality"])
+    assert said_only_around(named, ["genes"]) == {"genes"}
+    assert "genes" not in said_only_around(named, ["genes"], ["EMG: axonal abnormality"])
     assert len(sentence_spans(named, ["emg: axonal abnormality"])) == 1
