@@ -76,7 +76,9 @@ narrower broader general besides except apart itself themselves
 TRAILING_WORDS = FUNCTION_WORDS | DESCRIPTION_WORDS
 # Where a clause ends: punctuation, and the words that join clauses or open a relative clause.
 _BREAK = re.compile(r"[;,:()?!]|->|\s(?:while|whereas|although|which|that|who|whose|where|when)\s", re.IGNORECASE)
-_SENTENCE = re.compile(r"\.\s+(?=[A-Z])")  # a full stop before a capital ends a sentence, not "e.g. a"
+# A full stop ends a sentence before a capital, or after a word of three letters or more (lower-case wording:
+# "... for a novel I'm writing. hypoplastic ..."); not "e.g. a".
+_SENTENCE = re.compile(r"\.\s+(?=[A-Z])|(?<=[a-z]{3})\.\s+")
 # Coordination, and "with" joining two things a question lists ("a clouded lens with reduced gonad function"):
 # the fine pieces; the coarse piece keeps them together for a description that holds one ("Syndactyly with
 # fusion of toes"), and the better-linked reading wins.
@@ -215,12 +217,23 @@ def _content_words(text: str, frame: frozenset[str] = FRAME_WORDS) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if w.lower() not in frame]
 
 
+def _parts(word: str, frame: frozenset[str]) -> list[str]:
+    """A hyphen compound's parts outside `frame`."""
+    return [part for part in word.split("-") if part and part not in frame]
+
+
 def named_share(clause: Clause, mentions: Sequence[str], frame: frozenset[str] = FRAME_WORDS) -> float:
-    """The share of the clause's content words that the anchor mentions' texts account for."""
-    words = _content_words(clause.text, frame)
+    """The share of the clause's content words that the anchor mentions' texts account for. A compound that
+    joins a name's word to another ("Loeys-Dietz syndrome 2-type") counts part by part, so the name is not hidden;
+    one that holds no name's word ("Larsen-like") stays one word."""
+    named_words = {w for mention in mentions for w in _content_words(mention, frame)}
+    named = named_words | {part for word in named_words for part in _parts(word, frame)}
+    words = []
+    for word in _content_words(clause.text, frame):
+        parts = _parts(word, frame)
+        words += parts if word not in named and any(part in named for part in parts) else [word]
     if not words:
         return 0.0
-    named = {w for mention in mentions for w in _content_words(mention, frame)}
     return sum(w in named for w in words) / len(words)
 
 

@@ -142,21 +142,54 @@ def _reading_starts(question: str, wh: re.Match[str] | None) -> list[int]:
 
 # A wh-word right after a clause ("Among the subtypes of X, which mentions Y?") is a pronoun: a verb follows it.
 _CLAUSE_BEFORE_WH = re.compile(r"[,;:]\s*\w+\s*$")
+_CLAUSE_START = re.compile(r"(?:^|[.;!?]\s)(?!.*[.;!?]\s)", re.DOTALL)
+
+
+def _picks_from_clause(question: str, wh: re.Match[str], schema: SkbSchema) -> bool:
+    """Whether the wh-word right after a clause picks from a set that clause names by a type or hierarchy word
+    ("Among the subtypes of X, which mentions Y?", "Of these diseases, which has Y?"): it is a pronoun, and a verb
+    follows it. After a clause that names no set ("Apart from X, which dx share its gene?") it asks by the noun
+    after it. `question` has its names masked."""
+    if not _CLAUSE_BEFORE_WH.search(question[: wh.end()]):
+        return False
+    clause = question[: wh.start()]
+    clause = clause[_CLAUSE_START.search(clause).end() :]  # type: ignore[union-attr]  # matches at 0 at least
+    return bool(_DOWN.search(clause) or _UP.search(clause) or named_types(clause, schema))
+
+
+_COLON_STEP = re.compile(r"\s*:\s*$")
+
+
+def _hierarchy_before_colon(question: str, after: int) -> bool:
+    """Whether terse wording's last step (ending at `after`) is a colon right after a hierarchy word ("X
+    subtype: W"): the words before the colon name what is asked, and the word after it is a condition on them.
+    An arrow goes on walking ("X > subtype -> dx": dx is asked)."""
+    colon = _COLON_STEP.search(question, 0, after)
+    if colon is None:
+        return False
+    head = question[: colon.start()].rstrip()
+    return any(m.end() == len(head) for pattern in (_DOWN, _UP) for m in pattern.finditer(head))
 
 
 def _slot_word(
     question: str, written: str, schema: SkbSchema, starts: list[int], wh: re.Match[str] | None
 ) -> SlotWord | None:
     """The shortened or unread word in the asked slot (`asked_slot`): after the wh-word or last step, or at the
-    start of a question that opens with a determiner ("Other dx sharing ..."); not past a masked name."""
+    start of a question that opens with a determiner ("Other dx sharing ..."); past a masked name only when the
+    word shortens a type word ("Which PAFAH1B1 d/o feature ...": the name modifies it; an unread word there may be
+    the name's own noun, "Which PAFAH1B1 variants ...")."""
     after = starts[0]
     slot = read_slot(question, schema, after, led=len(starts) == 1)
-    if slot is None or written[after : slot.start] != question[after : slot.start]:
+    if slot is None:
         return None
+    if written[after : slot.start] != question[after : slot.start] and slot.kind is not SlotKind.SHORTENED:
+        return None
+    if slot.kind is SlotKind.UNREAD and wh is None and _hierarchy_before_colon(question, after):
+        return None  # "X subtype: pressure": the words before the step ask; the noun after it is what they hold
     if slot.kind is SlotKind.UNREAD and (
         _DOWN.match(question, slot.start)
         or _UP.match(question, slot.start)
-        or (wh is not None and _CLAUSE_BEFORE_WH.search(written[: wh.end()]))
+        or (wh is not None and _picks_from_clause(question, wh, schema))
     ):
         # the hierarchy's own words ("which forms of X"), which the hierarchy cues read; or a verb after a
         # pronoun ("Among the subtypes of X, which mentions Y?")

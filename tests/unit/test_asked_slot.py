@@ -100,6 +100,8 @@ def test_a_noun_in_the_slot_the_schema_cannot_read_is_unread(question: str, unre
         ("Seizure; shared gene; Marfan syndrome: other dx?", None),
         # nor does a name between the wh-word and a word make that word the slot's
         ("Which FBN1 variants cause Seizure?", None),
+        # unless the word shortens a type word, which the name then modifies (the verb after it is no type word)
+        ("Which FBN1 d/o feature a more specific kind of Seizure?", ("Disease", "d/o")),
         # outside the slot a start of a type word is an ordinary word
         ("Count the genes of Marfan syndrome", ("Gene", "genes")),
     ],
@@ -126,6 +128,14 @@ def test_a_shortened_type_word_reads_the_same_on_another_schema() -> None:
         # after a clause the wh-word is a pronoun and a verb follows it
         ("Among the subtypes of Seizure, which mentions fever?", False),
         ("Of the child terms of Seizure: which contains the word fever?", False),
+        # unless the clause names no set for it to pick from: then the wh-word asks by the noun after it
+        ("Apart from Seizure, which dx caused by the same gene show fever?", True),
+        # a colon right after a hierarchy word: the words before it ask, the noun after it is a keyword; an arrow
+        # walks on to the noun after it
+        ("Seizure subtype: fever", False),
+        ("Seizure parent terms : fever", False),
+        ("Seizure > subtype -> dx", True),
+        ("Seizure; shared gene: dx?", True),
     ],
 )
 def test_an_unread_noun_is_told_apart_from_the_hierarchys_words(question: str, unread: bool) -> None:

@@ -90,6 +90,19 @@ def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
             ("Abnormal neutrophil morphology",),
             [],
         ),
+        # a full stop after a word ends a sentence before lower-case wording too, but not inside "e.g."
+        (
+            "I have been reading about rare diseases for a novel. reduced function of the testes: what is it?",
+            (),
+            ["reading about rare diseases for a novel", "reduced function of the testes"],
+        ),
+        (
+            "Which disease shows e.g. a reduced function of the testes?",
+            (),
+            ["e.g. a reduced function of the testes", "reduced function of the testes"],
+        ),
+        # a name in a hyphen compound is still a name: "2-type" holds the "2" of "Loeys-Dietz syndrome 2"
+        ("Genes behind Loeys-Dietz syndrome 2-type disease?", ("Loeys-Dietz syndrome 2",), []),
         # mostly named: "Delayed CNS myelination" is a name the span finder linked
         (
             "Which disorders linked to FANCL have Delayed CNS myelination as a feature?",
@@ -115,6 +128,13 @@ def test_named_share_counts_the_content_words_anchor_mentions_cover() -> None:
     described = Clause(0, 0, "an anomaly of the tongue characterized by loss of filiform papillae")
     assert named_share(described, ["tongue"]) == pytest.approx(1 / 5)  # anomaly tongue loss filiform papillae
     assert named_share(described, []) == 0.0
+    # a compound holding a name's word counts part by part: behind, loeys-dietz, syndrome, 2 ("type" frames)
+    compound = Clause(0, 0, "behind Loeys-Dietz syndrome 2-type")
+    assert named_share(compound, ["Loeys-Dietz syndrome 2"]) == pytest.approx(3 / 4)
+    # one holding none stays one word: larsen-like, cognitive, delay
+    assert named_share(Clause(0, 0, "Larsen-like conditions feature Cognitive delay"), ["Cognitive delay"], frame) == (
+        pytest.approx(2 / 3)
+    )
 
 
 def _doc_row(text: str, label: str, score: float) -> EntityRow:
