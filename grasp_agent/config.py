@@ -242,6 +242,17 @@ class Settings(BaseSettings):
         "by at least this much; off by default: 0.02, best on the HPO's valid splits, lifted its novel wording but "
         "cost the geography SKB (docs/benchmarks.md)",
     )
+    fusion_graph_ties: bool = Field(
+        default=True,
+        description="Targets the graph ranking scores alike keep the graph's order among themselves in the fused list "
+        "(the graph orders them by how much their documents are about the anchors; the text ranking's order among "
+        "them follows the wording)",
+    )
+    fusion_keyword_lead: bool = Field(
+        default=True,
+        description="The graph's first target stays first in the fused list when it alone among the graph's targets "
+        "holds the relevance text's words (a keyword the question asks of the answer's text)",
+    )
     type_policy: Literal["prior", "filter", "none"] = Field(
         default="prior",
         description="When the question asks for a type (the plan's target, else its words): prior "

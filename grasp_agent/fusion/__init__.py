@@ -10,7 +10,15 @@ from grasp_agent.fusion.fitting import (
     fit_dynamic,
     fit_static,
 )
-from grasp_agent.fusion.policies import FusionMode, FusionResult, dynamic_fusion, graph_lead_first, static_fusion
+from grasp_agent.fusion.policies import (
+    FusionMode,
+    FusionResult,
+    dynamic_fusion,
+    graph_lead_first,
+    graph_ties_in_graph_order,
+    keyword_lead_first,
+    static_fusion,
+)
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, FusionError, rank_map, rank_of, rerank_fusion, weighted_rrf
 from grasp_agent.fusion.tables import (
     AGREEMENT_DEPTH,
@@ -51,6 +59,8 @@ __all__ = [
     "fit_dynamic",
     "fit_static",
     "graph_lead_first",
+    "graph_ties_in_graph_order",
+    "keyword_lead_first",
     "rank_map",
     "rank_of",
     "rerank_fusion",

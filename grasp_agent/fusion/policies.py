@@ -9,7 +9,10 @@ match, budget exceeded), so the result is the text ranking in its order with its
 graph weight 0, and a note saying why. Each result item's `ranks` is (graph rank, text rank).
 
 After either, `graph_lead_first` can keep the graph's first target first when its own score leads the graph's
-second by a margin (`GRASP_FUSION_GRAPH_LEAD`, off by default): the one graph score rank fusion cannot see.
+second by a margin (`GRASP_FUSION_GRAPH_LEAD`, off by default): the one graph score rank fusion cannot see; and
+`keyword_lead_first` keeps it first when it alone holds the relevance text's words (`GRASP_FUSION_KEYWORD_LEAD`,
+on by default). First of all, `graph_ties_in_graph_order` keeps the targets the graph scores alike in the
+graph's order among themselves (`GRASP_FUSION_GRAPH_TIES`, on by default).
 """
 
 from __future__ import annotations
@@ -123,4 +126,64 @@ def graph_lead_first(
     return replace(result, items=(*moved, *rest), note=f"{result.note}; {note}" if result.note else note)
 
 
-__all__ = ["FusionMode", "FusionResult", "dynamic_fusion", "graph_lead_first", "static_fusion"]
+def keyword_lead_first(
+    result: FusionResult, graph: Sequence[Hashable], keyword_scores: Sequence[float]
+) -> FusionResult:
+    """`result` with the graph's first target moved to the front when it alone among the graph's targets holds
+    the relevance text's words (`keyword_scores`: what those words added to each target's score, 0 where its text
+    lacks them). "Which subtype of X has *treatment* in its definition?": every subtype meets the plan, one holds
+    the word; the text ranking, which weighs the whole question, may prefer a sibling, and rank fusion sees the
+    graph's first two only as ranks 1 and 2."""
+    if not graph or len(keyword_scores) != len(graph) or result.mode is not FusionMode.HYBRID:
+        return result
+    if keyword_scores[0] <= 0.0 or any(score > 0.0 for score in keyword_scores[1:]):
+        return result
+    first = graph[0]
+    if not result.items or result.items[0].id == first:
+        return result
+    moved = [item for item in result.items if item.id == first]
+    if not moved:
+        return result
+    rest = [item for item in result.items if item.id != first]
+    note = "the graph's first target alone holds the relevance text's words: kept first"
+    return replace(result, items=(*moved, *rest), note=f"{result.note}; {note}" if result.note else note)
+
+
+def graph_ties_in_graph_order(
+    result: FusionResult, graph: Sequence[Hashable], graph_scores: Sequence[float], decimals: int = 9
+) -> FusionResult:
+    """`result` with the targets the graph scores alike kept in the graph's order among themselves: the places
+    such a block holds in the fused list stay where fusion put them, but the graph's order fills them. The graph
+    branch orders such ties by how much each target's document is about the anchors; the text ranking's order
+    among them follows the question's wording, so two wordings of one request would put different right
+    answers first."""
+    if not graph or len(graph_scores) != len(graph) or result.mode is not FusionMode.HYBRID:
+        return result
+    blocks: dict[float, list[Hashable]] = {}
+    for node_id, score in zip(graph, graph_scores, strict=True):
+        blocks.setdefault(round(score, decimals), []).append(node_id)
+    block_of = {node_id: key for key, members in blocks.items() if len(members) > 1 for node_id in members}
+    if not block_of:
+        return result
+    present = set(result.ids)
+    queues = {key: [n for n in blocks[key] if n in present] for key in set(block_of.values())}
+    by_id = {item.id: item for item in result.items}
+    items = []
+    for item in result.items:
+        key = block_of.get(item.id)
+        items.append(by_id[queues[key].pop(0)] if key is not None else item)
+    if [item.id for item in items] == result.ids:
+        return result
+    note = "targets the graph scores alike kept in the graph's order"
+    return replace(result, items=tuple(items), note=f"{result.note}; {note}" if result.note else note)
+
+
+__all__ = [
+    "FusionMode",
+    "FusionResult",
+    "dynamic_fusion",
+    "graph_lead_first",
+    "graph_ties_in_graph_order",
+    "keyword_lead_first",
+    "static_fusion",
+]

@@ -264,6 +264,7 @@ class PlanRunner:
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
         kept = self.lexical_order(plan, nodes, words) if note is None else nodes
+        kept = self.tie_order(plan, kept)
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
         return GraphRanking(tuple(kept), reason, compiled, note)
 
@@ -283,6 +284,26 @@ class PlanRunner:
         if self._lexical is None or plan.order or not plan.anchors:
             return True
         return word_scores is not None and bool(np.max(word_scores, initial=0.0) > 0.0)
+
+    def tie_order(self, plan: Plan, nodes: list[RankedNode]) -> list[RankedNode]:
+        """The targets with each run of equal scores ordered by how much their documents are about the anchors
+        (`ties_by_anchor_text`): without it the procedure's order among them (by node id) is arbitrary, and a
+        question's wording, through the text ranking, picks which right answer comes first."""
+        if self._lexical is None or len(nodes) < 2 or plan.order or plan.name_contains:
+            return nodes  # a quantity or the name's words order those (the procedure's own order)
+        names = " ".join(self._anchor_name(anchor) for anchor in plan.anchors).strip()
+        if not names:
+            return nodes
+        return ties_by_anchor_text(nodes, self._lexical.relative_document_scores(names, [n.node_id for n in nodes]))
+
+    def _anchor_name(self, anchor: Anchor) -> str:
+        """The anchor's node name as the SKB writes it when the name dictionary knows it, else its text."""
+        known = (
+            self._dictionary.canonical_name(anchor.text, anchor.type)
+            if self._dictionary is not None and anchor.match_mode is MatchMode.NAME
+            else None
+        )
+        return known or anchor.text
 
     def lexical_order(self, plan: Plan, nodes: list[RankedNode], word_scores: np.ndarray | None) -> list[RankedNode]:
         """The targets rescored by their `word_scores` (`lexically_rescored`), unless the plan orders them itself
@@ -311,6 +332,26 @@ def _procedure_message(error: ClientError) -> str:
     """Neo4j wraps a procedure's exception as 'Failed to invoke procedure ...: Caused by: <Class>: <msg>'."""
     message = error.message or str(error)
     return message.rsplit("Exception: ", 1)[-1].strip()
+
+
+def ties_by_anchor_text(nodes: Sequence[RankedNode], anchor_bm25: Sequence[float] | np.ndarray) -> list[RankedNode]:
+    """The nodes in the given order, except that each run of neighbours with equal scores (both exact or both
+    not; scores rounded to 9 decimals) is ordered by `anchor_bm25` descending (the anchors' names under each
+    node's document), ties kept in the given order (pure). "Which diseases does AXIN2 cause?": the disease named
+    after the gene, and those with few genes besides, come before colorectal cancer, whatever the wording."""
+    ordered: list[RankedNode] = []
+    start = 0
+    for end in range(1, len(nodes) + 1):
+        if end < len(nodes) and _same_score(nodes[end], nodes[start]):
+            continue
+        run = sorted(range(start, end), key=lambda i: (-float(anchor_bm25[i]), i))
+        ordered.extend(nodes[i] for i in run)
+        start = end
+    return ordered
+
+
+def _same_score(a: RankedNode, b: RankedNode) -> bool:
+    return a.exact == b.exact and round(a.score, 9) == round(b.score, 9)
 
 
 def without_loops(nodes: Sequence[RankedNode]) -> list[RankedNode]:

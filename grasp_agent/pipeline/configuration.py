@@ -80,6 +80,10 @@ class SearchConfiguration:
     rerank_by_default: Sourced[bool]
     rerank_weight: Sourced[float]
     graph_lead: Sourced[float | None]  # None: the graph's first target is not kept first (`graph_lead_first`)
+    # the graph's first target kept first when it alone holds the relevance text's words (`keyword_lead_first`)
+    keyword_lead: Sourced[bool] = Sourced(True, "default")
+    # the targets the graph scores alike kept in the graph's order (`graph_ties_in_graph_order`)
+    graph_ties: Sourced[bool] = Sourced(True, "default")
 
     def lines(self) -> list[str]:
         """One line per value, for `grasp search` and the UI."""
@@ -93,6 +97,10 @@ class SearchConfiguration:
             f"rerank by default: {'yes' if self.rerank_by_default.value else 'no'} ({self.rerank_by_default.source})",
             f"reranker weight in the last RRF: {self.rerank_weight.value:g} ({self.rerank_weight.source})",
             f"graph lead kept first: {_lead(self.graph_lead.value)} ({self.graph_lead.source})",
+            f"graph's first kept first when it alone holds the relevance text's words: "
+            f"{'on' if self.keyword_lead.value else 'off'} ({self.keyword_lead.source})",
+            f"targets the graph scores alike kept in its order: {'on' if self.graph_ties.value else 'off'} "
+            f"({self.graph_ties.source})",
         ]
 
     def as_dict(self) -> dict[str, dict[str, object]]:
@@ -107,6 +115,8 @@ class SearchConfiguration:
                 "rerank_by_default",
                 "rerank_weight",
                 "graph_lead",
+                "keyword_lead",
+                "graph_ties",
             )
         }
 
@@ -167,4 +177,6 @@ def resolve_configuration(
         rerank_by_default=_rerank_by_default(settings, tables, reranker_id),
         rerank_weight=_fitted_or_default(settings, "rerank_weight", fitted.rerank_weight, tables),
         graph_lead=_fitted_or_default(settings, "fusion_graph_lead", None, tables),
+        keyword_lead=_fitted_or_default(settings, "fusion_keyword_lead", None, tables),
+        graph_ties=_fitted_or_default(settings, "fusion_graph_ties", None, tables),
     )

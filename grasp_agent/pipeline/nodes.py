@@ -17,7 +17,14 @@ from typing import Any, Protocol, cast
 
 from grasp_agent.errors import describe
 from grasp_agent.fusion.answer_type import asked_type_first, of_asked_type
-from grasp_agent.fusion.policies import FusionResult, dynamic_fusion, graph_lead_first, static_fusion
+from grasp_agent.fusion.policies import (
+    FusionResult,
+    dynamic_fusion,
+    graph_lead_first,
+    graph_ties_in_graph_order,
+    keyword_lead_first,
+    static_fusion,
+)
 from grasp_agent.fusion.rrf import rerank_fusion
 from grasp_agent.graph_branch.branch import GraphBranch
 from grasp_agent.graph_branch.schema_paths import target_type
@@ -146,9 +153,13 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
         result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, risk, parts.fusion_tables)
     else:
         result = static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
+    if graph is not None and parts.configuration.graph_ties.value:
+        result = graph_ties_in_graph_order(result, graph_ids, [node.score for node in graph.nodes])
     lead = parts.configuration.graph_lead.value
     if graph is not None and lead is not None:
         result = graph_lead_first(result, graph_ids, [node.score for node in graph.nodes], lead)
+    if graph is not None and parts.configuration.keyword_lead.value:
+        result = keyword_lead_first(result, graph_ids, [node.lexical_score for node in graph.nodes])
     if asked is None or policy != "prior":
         return result
     labels = node_labels(parts, state, cast(list[NodeId], result.ids))

@@ -24,6 +24,8 @@ from grasp_agent.fusion import (
     fit_dynamic,
     fit_static,
     graph_lead_first,
+    graph_ties_in_graph_order,
+    keyword_lead_first,
     rank_map,
     rank_of,
     rerank_fusion,
@@ -441,3 +443,32 @@ def test_the_graphs_first_target_stays_first_when_its_score_leads_by_the_margin(
     assert alone.ids[0] == "c" and alone.note is not None and "no second target" in alone.note
     text_only = static_fusion([], ["b", "a"], 0.5)
     assert graph_lead_first(text_only, [], [], 0.1) == text_only
+
+
+def test_the_graphs_first_target_stays_first_when_it_alone_holds_the_relevance_texts_words() -> None:
+    fused = static_fusion(["a", "b", "c"], ["b", "c", "a"], 0.5)  # the text puts b first
+    kept = keyword_lead_first(fused, ["a", "b", "c"], [0.24, 0.0, 0.0])
+    assert kept.ids == ["a", "b", "c"] and kept.note is not None and "alone holds" in kept.note
+    assert [item.ranks for item in kept.items] == [item.ranks for item in sorted(fused.items, key=lambda i: i.id)]
+    # another target holding the words too, or the first holding none, leaves fusion's order
+    assert keyword_lead_first(fused, ["a", "b", "c"], [0.24, 0.0, 0.1]) == fused
+    assert keyword_lead_first(fused, ["a", "b", "c"], [0.0, 0.0, 0.0]) == fused
+    # as does a graph ranking fusion did not use, or scores that do not match it
+    text_only = static_fusion([], ["b", "a"], 0.5)
+    assert keyword_lead_first(text_only, [], []) == text_only
+    assert keyword_lead_first(fused, ["a", "b", "c"], [0.24]) == fused
+
+
+def test_targets_the_graph_scores_alike_keep_the_graphs_order_in_the_places_fusion_gave_them() -> None:
+    # the graph ties a, b and c (1.0) and ranks d lower; the text prefers c, then d, then b
+    fused = static_fusion(["a", "b", "c", "d"], ["c", "d", "b"], 0.5)
+    assert fused.ids == ["c", "b", "d", "a"]
+    kept = graph_ties_in_graph_order(fused, ["a", "b", "c", "d"], [1.0, 1.0, 1.0, 0.4])
+    # the block holds places 1, 2 and 4, filled in the graph's order; d keeps its place
+    assert kept.ids == ["a", "b", "d", "c"] and kept.note is not None and "alike" in kept.note
+    # no tie, a tie already in the graph's order, or no graph ranking: fusion's order
+    assert graph_ties_in_graph_order(fused, ["a", "b", "c", "d"], [1.0, 0.9, 0.8, 0.4]) == fused
+    in_order = static_fusion(["a", "b"], ["a", "b"], 0.5)
+    assert graph_ties_in_graph_order(in_order, ["a", "b"], [1.0, 1.0]) == in_order
+    text_only = static_fusion([], ["b", "a"], 0.5)
+    assert graph_ties_in_graph_order(text_only, [], []) == text_only

@@ -18,6 +18,7 @@ from grasp_agent.graph_branch.ranking import (
     format_path,
     lexically_rescored,
     rescored_bindings,
+    ties_by_anchor_text,
     without_loops,
     witness_paths,
 )
@@ -504,6 +505,21 @@ def test_a_target_reached_from_itself_is_not_its_own_answer() -> None:
     other_target = {"var": "t", "id": "OMIM:182389", "name": "GEFS+", "label": "Disease"}
     other = RankedNode("OMIM:182389", "GEFS+", 1.0, 0.0, 1.0, (dravet, rel, gene, rel, other_target))
     assert [n.node_id for n in without_loops([itself, other])] == ["OMIM:182389"]
+
+
+def test_targets_the_plan_scores_alike_are_ordered_by_how_much_their_documents_are_about_the_anchors() -> None:
+    def node(node_id: str, score: float, exact: bool = True) -> RankedNode:
+        return RankedNode(node_id, node_id, score, 0.0, score, exact=exact)
+
+    # the procedure orders ties by id; "c" names the anchor in its document most, then "b"
+    nodes = [node("a", 1.0), node("b", 1.0), node("c", 1.0), node("d", 0.5), node("e", 0.5, exact=False)]
+    ordered = ties_by_anchor_text(nodes, [0.1, 0.4, 0.9, 1.0, 2.0])
+    assert [n.node_id for n in ordered] == ["c", "b", "a", "d", "e"]  # runs of equal scores only, in their place
+    # equal anchor text keeps the given order; an exact match never trades places with a partial one
+    same = ties_by_anchor_text(nodes, [0.0] * 5)
+    assert same == nodes
+    mixed = [node("a", 1.0), node("b", 1.0, exact=False)]
+    assert ties_by_anchor_text(mixed, [0.0, 1.0]) == mixed
 
 
 def test_a_described_entitys_candidates_are_scored_by_document_or_own_text_whichever_is_closer() -> None:
