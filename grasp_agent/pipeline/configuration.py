@@ -83,7 +83,7 @@ class SearchConfiguration:
     # the graph's first target kept first when it alone holds the relevance text's words (`keyword_lead_first`)
     keyword_lead: Sourced[bool] = Sourced(True, "default")
     # the targets the graph scores alike kept in the graph's order (`graph_ties_in_graph_order`)
-    graph_ties: Sourced[bool] = Sourced(True, "default")
+    graph_ties: Sourced[bool] = Sourced(False, "default")
 
     def lines(self) -> list[str]:
         """One line per value, for `grasp search` and the UI."""

@@ -87,12 +87,12 @@ def test_every_value_has_a_line_and_a_json_entry() -> None:
     assert lead.lines()[-3] == "graph lead kept first: from a score lead of 0.02 (GRASP_FUSION_GRAPH_LEAD)"
     keyword = "graph's first kept first when it alone holds the relevance text's words"
     assert config.lines()[-2] == f"{keyword}: on (default)"
-    assert config.lines()[-1] == "targets the graph scores alike kept in its order: on (default)"
-    off = resolve_configuration(
-        Settings(fusion_keyword_lead=False, fusion_graph_ties=False), _fitted(_tables(gain=0.0)), RERANKER
+    assert config.lines()[-1] == "targets the graph scores alike kept in its order: off (default)"
+    turned = resolve_configuration(
+        Settings(fusion_keyword_lead=False, fusion_graph_ties=True), _fitted(_tables(gain=0.0)), RERANKER
     )
-    assert off.lines()[-2] == f"{keyword}: off (GRASP_FUSION_KEYWORD_LEAD)" and not off.keyword_lead.value
-    assert off.lines()[-1] == "targets the graph scores alike kept in its order: off (GRASP_FUSION_GRAPH_TIES)"
+    assert turned.lines()[-2] == f"{keyword}: off (GRASP_FUSION_KEYWORD_LEAD)" and not turned.keyword_lead.value
+    assert turned.lines()[-1] == "targets the graph scores alike kept in its order: on (GRASP_FUSION_GRAPH_TIES)"
 
 
 def test_tables_are_chosen_local_then_packaged_then_priors(tmp_path: Path) -> None:
