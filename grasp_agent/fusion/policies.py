@@ -114,16 +114,10 @@ def graph_lead_first(
     if not graph or len(graph_scores) != len(graph) or result.mode is not FusionMode.HYBRID:
         return result
     margin = graph_scores[0] - graph_scores[1] if len(graph_scores) > 1 else math.inf
-    first = graph[0]
-    if margin < lead or not result.items or result.items[0].id == first:
+    if margin < lead:
         return result
-    moved = [item for item in result.items if item.id == first]
-    if not moved:
-        return result
-    rest = [item for item in result.items if item.id != first]
     shown = "no second target" if math.isinf(margin) else f"its second by {margin:.3f}"
-    note = f"the graph's first target leads {shown} (>= {lead:g}): kept first"
-    return replace(result, items=(*moved, *rest), note=f"{result.note}; {note}" if result.note else note)
+    return _moved_to_front(result, graph[0], f"the graph's first target leads {shown} (>= {lead:g}): kept first")
 
 
 def keyword_lead_first(
@@ -138,15 +132,22 @@ def keyword_lead_first(
         return result
     if keyword_scores[0] <= 0.0 or any(score > 0.0 for score in keyword_scores[1:]):
         return result
-    first = graph[0]
-    if not result.items or result.items[0].id == first:
-        return result
-    moved = [item for item in result.items if item.id == first]
-    if not moved:
+    return _moved_to_front(
+        result, graph[0], "the graph's first target alone holds the relevance text's words: kept first"
+    )
+
+
+def _moved_to_front(result: FusionResult, first: Hashable, note: str) -> FusionResult:
+    """`result` with `first` moved to the front and `note` added, unless it is first already or absent."""
+    if not result.items or result.items[0].id == first or first not in result.ids:
         return result
     rest = [item for item in result.items if item.id != first]
-    note = "the graph's first target alone holds the relevance text's words: kept first"
-    return replace(result, items=(*moved, *rest), note=f"{result.note}; {note}" if result.note else note)
+    return _noted(result, [item for item in result.items if item.id == first] + rest, note)
+
+
+def _noted(result: FusionResult, items: Sequence[FusedItem], note: str) -> FusionResult:
+    """`result` with these items and `note` after any note it had."""
+    return replace(result, items=tuple(items), note=f"{result.note}; {note}" if result.note else note)
 
 
 def graph_ties_in_graph_order(
@@ -174,8 +175,7 @@ def graph_ties_in_graph_order(
         items.append(by_id[queues[key].pop(0)] if key is not None else item)
     if [item.id for item in items] == result.ids:
         return result
-    note = "targets the graph scores alike kept in the graph's order"
-    return replace(result, items=tuple(items), note=f"{result.note}; {note}" if result.note else note)
+    return _noted(result, items, "targets the graph scores alike kept in the graph's order")
 
 
 __all__ = [

@@ -190,8 +190,7 @@ class PlanRunner:
     def _anchor_vector(self, anchor: Anchor) -> list[float]:
         if anchor.match_mode is MatchMode.DOC:
             return self._doc_embedder.embed_query(anchor.text)
-        known = self._dictionary.canonical_name(anchor.text, anchor.type) if self._dictionary else None
-        return self._name_embedder.embed_query(known or anchor.text)
+        return self._name_embedder.embed_query(self._anchor_name(anchor))
 
     def anchor_inputs(self, plan: Plan) -> dict[str, Any]:
         """What grasp.plan.execute links each anchor by: its vector; the nodes a name is the exact name or
@@ -289,8 +288,10 @@ class PlanRunner:
         """The targets with each run of equal scores ordered by how much their documents are about the anchors
         (`ties_by_anchor_text`): without it the procedure's order among them (by node id) is arbitrary, and a
         question's wording, through the text ranking, picks which right answer comes first."""
-        if self._lexical is None or len(nodes) < 2 or plan.order or plan.name_contains:
+        if self._lexical is None or plan.order or plan.name_contains:
             return nodes  # a quantity or the name's words order those (the procedure's own order)
+        if not any(_same_score(a, b) for a, b in zip(nodes, nodes[1:], strict=False)):
+            return nodes  # no tie: no need to score the anchors' text
         names = " ".join(self._anchor_name(anchor) for anchor in plan.anchors).strip()
         if not names:
             return nodes
