@@ -17,6 +17,7 @@ from grasp_agent.fusion.policies import (
     graph_lead_first,
     graph_ties_in_graph_order,
     keyword_lead_first,
+    named_first,
     static_fusion,
 )
 from grasp_agent.fusion.rrf import RRF_K, FusedItem, FusionError, rank_map, rank_of, rerank_fusion, weighted_rrf
@@ -61,6 +62,7 @@ __all__ = [
     "graph_lead_first",
     "graph_ties_in_graph_order",
     "keyword_lead_first",
+    "named_first",
     "rank_map",
     "rank_of",
     "rerank_fusion",

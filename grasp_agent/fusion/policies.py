@@ -137,6 +137,20 @@ def keyword_lead_first(
     )
 
 
+def named_first(result: FusionResult, holders: Sequence[Hashable]) -> FusionResult:
+    """`result` with the `holders` (the graph's targets whose name holds the plan's name keywords: "Which
+    *spastic* diseases ...", 'diseases named "Usher"') ahead of every other target, each group in fused order. The
+    question asks that of the answer's name; the text ranking, which cannot, must not put a target without it
+    first."""
+    wanted = set(holders)
+    if not wanted or result.mode is not FusionMode.HYBRID:
+        return result
+    items = sorted(result.items, key=lambda item: item.id not in wanted)
+    if list(items) == list(result.items):
+        return result
+    return _noted(result, items, "the targets whose name holds the plan's keywords kept first")
+
+
 def _moved_to_front(result: FusionResult, first: Hashable, note: str) -> FusionResult:
     """`result` with `first` moved to the front and `note` added, unless it is first already or absent."""
     if not result.items or result.items[0].id == first or first not in result.ids:
@@ -185,5 +199,6 @@ __all__ = [
     "graph_lead_first",
     "graph_ties_in_graph_order",
     "keyword_lead_first",
+    "named_first",
     "static_fusion",
 ]

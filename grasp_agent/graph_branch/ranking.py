@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -244,6 +245,7 @@ class PlanRunner:
         anchors = self.anchor_inputs(plan)
         relevance = self.relevance_vector(plan, question)
         note = None
+        relevance_kept = True
         try:
             nodes = without_loops(
                 self._procedures.execute(plan_json, anchors, relevance, self._settings.limit, self._settings.config())
@@ -259,11 +261,18 @@ class PlanRunner:
                 note = (
                     f"relevance text {self.relevance_text(plan, question)!r} dropped: no target's text holds its words"
                 )
+                relevance_kept = False
         except ClientError as error:  # the procedure's own message: budget, bad input
             return GraphRanking(reason=_procedure_message(error))
         compiled = self.compile(plan, anchors) if with_cypher else None
-        kept = self.lexical_order(plan, nodes, words) if note is None else nodes
-        kept = self.tie_order(plan, kept)
+        if plan.name_contains and nodes and not any(holds_name_terms(n.name, plan.name_contains) for n in nodes):
+            # No target's name holds the keyword ("Which genetic conditions ..."): it orders nothing, and the
+            # targets are ranked as the plan without it ranks them, so that this wording and a plain one agree.
+            dropped = ", ".join(repr(term) for term in plan.name_contains)
+            note = "; ".join(filter(None, (note, f"name keyword {dropped} dropped: no target's name holds it")))
+            plan = plan.model_copy(update={"name_contains": ()})
+        kept = self.lexical_order(plan, nodes, words) if relevance_kept else nodes
+        kept = holders_first(self.tie_order(plan, kept), plan.name_contains)
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
         return GraphRanking(tuple(kept), reason, compiled, note)
 
@@ -288,8 +297,8 @@ class PlanRunner:
         """The targets with each run of equal scores ordered by how much their documents are about the anchors
         (`ties_by_anchor_text`): without it the procedure's order among them (by node id) is arbitrary, and a
         question's wording, through the text ranking, picks which right answer comes first."""
-        if self._lexical is None or plan.order or plan.name_contains:
-            return nodes  # a quantity or the name's words order those (the procedure's own order)
+        if self._lexical is None or plan.order:
+            return nodes  # a quantity orders them
         if not any(_same_score(a, b) for a, b in zip(nodes, nodes[1:], strict=False)):
             return nodes  # no tie: no need to score the anchors' text
         names = " ".join(self._anchor_name(anchor) for anchor in plan.anchors).strip()
@@ -307,10 +316,11 @@ class PlanRunner:
         return known or anchor.text
 
     def lexical_order(self, plan: Plan, nodes: list[RankedNode], word_scores: np.ndarray | None) -> list[RankedNode]:
-        """The targets rescored by their `word_scores` (`lexically_rescored`), unless the plan orders them itself
-        (by a quantity, or its name words first) or there are no scores or no weight."""
+        """The targets rescored by their `word_scores` (`lexically_rescored`), unless the plan orders them by a
+        quantity or there are no scores or no weight (a plan's name keywords still put their holders first:
+        `holders_first`, after)."""
         weight = self._settings.lexical_weight
-        if word_scores is None or weight <= 0.0 or plan.order or plan.name_contains:
+        if word_scores is None or weight <= 0.0 or plan.order:
             return nodes
         return lexically_rescored(nodes, word_scores, weight)
 
@@ -349,6 +359,33 @@ def ties_by_anchor_text(nodes: Sequence[RankedNode], anchor_bm25: Sequence[float
         ordered.extend(nodes[i] for i in run)
         start = end
     return ordered
+
+
+def holders_first(nodes: Sequence[RankedNode], terms: Sequence[str]) -> list[RankedNode]:
+    """The nodes whose name holds every term (`holds_name_terms`) first, each group in the given order (pure):
+    grasp.plan.execute returns them so, and a rescoring by the relevance text's words or a tie order must not
+    undo it."""
+    if not terms:
+        return list(nodes)
+    return sorted(nodes, key=lambda node: not holds_name_terms(node.name, terms))
+
+
+def _folded_words(text: str) -> str:
+    """Lower case, accents off, every run of other characters one space, padded with a space each side."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return " " + " ".join(_WORD.findall(plain.lower())) + " "
+
+
+def holds_name_terms(name: str | None, terms: Sequence[str]) -> bool:
+    """Whether `name` holds every term at a word start, as grasp.plan.execute reads a plan's name_contains
+    (NameTerms.holds): case- and accent-insensitive, punctuation read as spaces, "spastic" in "X-linked
+    spastic ..." but not in "Nonspastic" (pure)."""
+    if not terms:
+        return True
+    if name is None:
+        return False
+    folded = _folded_words(name)
+    return all((word := _folded_words(term).rstrip()).strip() and word in folded for term in terms)
 
 
 def _same_score(a: RankedNode, b: RankedNode) -> bool:

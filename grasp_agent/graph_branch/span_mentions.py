@@ -254,14 +254,27 @@ def bounded_spans(spans: list[Span], max_spans: int) -> list[Span]:
 
 def choose_spans(candidates: list[ScoredSpan], max_mentions: int = MAX_MENTIONS) -> list[tuple[Span, tuple[str, ...]]]:
     """Greedy, best score first, then more words, exact names before promoted spans, then earlier; never
-    overlapping; at most `max_mentions`; in question order. Pure."""
+    overlapping; at most `max_mentions`; in question order. A span short of exact whose words a chosen span of
+    the same type holds is that span said again ("temper tantrums that occur more frequently compared to the
+    temper tantrums that are seen"): as a second anchor it would conjoin one thing with a near neighbour of
+    itself, so it is left out. Pure."""
     chosen: list[ScoredSpan] = []
     for item in sorted(candidates, key=lambda c: (-c.score, -c.span.words, c.promoted, c.span.start)):
         if len(chosen) == max_mentions:
             break
-        if all(item.span.end <= other.span.start or item.span.start >= other.span.end for other in chosen):
-            chosen.append(item)
+        if any(item.span.end > other.span.start and item.span.start < other.span.end for other in chosen):
+            continue
+        if item.score < 1.0 and any(_repeats(item, other) for other in chosen):
+            continue
+        chosen.append(item)
     return [(item.span, item.labels) for item in sorted(chosen, key=lambda c: c.span.start)]
+
+
+def _repeats(item: ScoredSpan, other: ScoredSpan) -> bool:
+    """Whether `item` links to a type `other` links to and its words are a run of `other`'s words."""
+    part = phrase_key(item.span.text)
+    same_type = bool(set(item.labels) & set(other.labels))
+    return bool(part) and same_type and _contains_words(phrase_key(other.span.text), part)
 
 
 def _contains_words(key: str, part: str) -> bool:

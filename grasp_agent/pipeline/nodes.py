@@ -23,10 +23,12 @@ from grasp_agent.fusion.policies import (
     graph_lead_first,
     graph_ties_in_graph_order,
     keyword_lead_first,
+    named_first,
     static_fusion,
 )
 from grasp_agent.fusion.rrf import rerank_fusion
 from grasp_agent.graph_branch.branch import GraphBranch
+from grasp_agent.graph_branch.ranking import holds_name_terms
 from grasp_agent.graph_branch.schema_paths import target_type
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import PipelineParts
@@ -160,6 +162,9 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
         result = graph_lead_first(result, graph_ids, [node.score for node in graph.nodes], lead)
     if graph is not None and parts.configuration.keyword_lead.value:
         result = keyword_lead_first(result, graph_ids, [node.lexical_score for node in graph.nodes])
+    keywords = planning.plan.name_contains if planning is not None and planning.plan is not None else ()
+    if graph is not None and keywords:
+        result = named_first(result, [node.node_id for node in graph.nodes if holds_name_terms(node.name, keywords)])
     if asked is None or policy != "prior":
         return result
     labels = node_labels(parts, state, cast(list[NodeId], result.ids))

@@ -258,6 +258,15 @@ def test_a_quoted_keyword_is_asked_of_the_targets_names_and_never_linked(branch:
     assert quoted.planning.plan.name_contains == ("Seizure",)
 
 
+def test_a_keyword_no_target_name_holds_orders_nothing(branch: GraphBranch) -> None:
+    plain = branch.run("Which diseases present with epileptic spasms?").ranking
+    keyed = branch.run('Which diseases named "qzxv" present with epileptic spasms?')
+    assert keyed.planning.plan is not None and keyed.planning.plan.name_contains == ("qzxv",)
+    # the targets come as the plan without the keyword ranks them, and the ranking says why
+    assert keyed.ranking.node_ids == plain.node_ids and len(plain.node_ids) >= 2
+    assert keyed.ranking.note is not None and "name keyword 'qzxv' dropped" in keyed.ranking.note
+
+
 # ---- soft constraints (#30): a plan nobody matches wholly ranks its partial matches -------------------------------
 def test_a_conjunction_nobody_satisfies_ranks_partial_matches(
     branch: GraphBranch, driver: Driver, test_settings: Settings, embedder: GraspEmbedder

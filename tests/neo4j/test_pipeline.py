@@ -18,10 +18,13 @@ from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
 from grasp_agent.pipeline.graph import GRAPH_STAGES
+from grasp_agent.pipeline.nodes import fuse_rankings
 from grasp_agent.pipeline.options import SearchOptions
 from grasp_agent.pipeline.parts import assemble_parts
 from grasp_agent.pipeline.results import SearchResult
+from grasp_agent.pipeline.state import PipelineState
 from grasp_agent.skb.source import SkbSource
+from grasp_agent.text_branch.retriever import TextRanking
 from tests.http_fake import FakeJsonServer, Reply, Request, serving
 
 pytestmark = pytest.mark.neo4j
@@ -69,6 +72,33 @@ def test_a_question_for_diseases_gets_only_diseases_on_top(grasp: Grasp, questio
         assert [hit.label for hit in result.hits] == ["Disease"] * 5, (rerank, result.hits)
     filtered = grasp.run(question, SearchOptions(k=5, type_policy="filter"))["fusion"]
     assert {label for label in grasp.parts.text_branch.labels_of(filtered.ids).values()} == {"Disease"}  # type: ignore[union-attr]
+
+
+def test_fusion_puts_the_targets_whose_name_holds_the_plans_keyword_first(grasp: Grasp) -> None:
+    branch = grasp.parts.graph_branch("heuristic")
+    graph = branch.run("Which diseases present with epileptic spasms?").ranking.nodes
+    # a word some of the diseases' names hold, but not all: the graph's first alone holding it would be kept
+    # first by the keyword lead already
+    words = {node.node_id: {w.lower() for w in node.name.replace("-", " ").split() if w.isalpha()} for node in graph}
+    held = {w: [n for n in graph if w in words[n.node_id]] for n in graph for w in words[n.node_id] if len(w) > 3}
+    word = min((w for w, nodes in held.items() if 1 < len(nodes) < len(graph)), key=lambda w: (len(held[w]), w))
+    keyed = branch.run(f'Which diseases named "{word}" present with epileptic spasms?')
+    assert keyed.planning.plan is not None and keyed.planning.plan.name_contains == (word,)
+    # a text ranking that puts every other disease before them (the text cannot read a keyword as a must)
+    holders = {node.node_id for node in held[word]}
+    others = tuple(node.node_id for node in graph if node.node_id not in holders)
+    ranked = (*others, *sorted(holders))
+    text = TextRanking("mfar", ranked, tuple(float(-i) for i in range(len(ranked))))
+    state: PipelineState = {
+        "question": "q",
+        "options": SearchOptions(),
+        "planning": keyed.planning,
+        "graph_ranking": keyed.ranking,
+        "text_ranking": text,
+    }
+    fused = fuse_rankings(grasp.parts, state)
+    assert set(fused.ids[: len(holders)]) == holders
+    assert fused.note is not None and "keywords kept first" in fused.note
 
 
 def test_stage_events_arrive_in_pipeline_order(grasp: Grasp) -> None:

@@ -26,6 +26,7 @@ from grasp_agent.fusion import (
     graph_lead_first,
     graph_ties_in_graph_order,
     keyword_lead_first,
+    named_first,
     rank_map,
     rank_of,
     rerank_fusion,
@@ -457,6 +458,21 @@ def test_the_graphs_first_target_stays_first_when_it_alone_holds_the_relevance_t
     text_only = static_fusion([], ["b", "a"], 0.5)
     assert keyword_lead_first(text_only, [], []) == text_only
     assert keyword_lead_first(fused, ["a", "b", "c"], [0.24]) == fused
+
+
+def test_targets_whose_name_holds_the_plans_keywords_come_before_every_other() -> None:
+    # "which spastic diseases ...": the text puts "c" (no keyword in its name) first, "x" (not in the graph) too
+    fused = static_fusion(["a", "b", "c"], ["c", "x", "b"], 0.5)
+    assert fused.ids[0] == "c"
+    kept = named_first(fused, ["a", "b"])
+    assert sorted(kept.ids[:2]) == ["a", "b"] and kept.ids[2:] == [i for i in fused.ids if i in ("c", "x")]
+    assert kept.ids[:2] == [i for i in fused.ids if i in ("a", "b")]  # each group in fused order
+    assert kept.note is not None and "name holds the plan's keywords" in kept.note
+    # no holder, holders already first, or no graph ranking fused: fusion's order
+    assert named_first(fused, []) == fused
+    assert named_first(kept, ["a", "b"]) == kept
+    text_only = static_fusion([], ["b", "a"], 0.5)
+    assert named_first(text_only, ["a"]) == text_only
 
 
 def test_targets_the_graph_scores_alike_keep_the_graphs_order_in_the_places_fusion_gave_them() -> None:

@@ -16,6 +16,8 @@ from grasp_agent.graph_branch.ranking import (
     PlanRunner,
     content_words,
     format_path,
+    holders_first,
+    holds_name_terms,
     lexically_rescored,
     rescored_bindings,
     ties_by_anchor_text,
@@ -522,6 +524,28 @@ def test_targets_the_plan_scores_alike_are_ordered_by_how_much_their_documents_a
     assert ties_by_anchor_text(mixed, [0.0, 1.0]) == mixed
 
 
+def test_a_name_holds_a_keyword_as_the_procedure_reads_it() -> None:
+    # NameTerms.holds: case and accents off, punctuation a space, every term at a word start
+    assert holds_name_terms("X-linked Spastic paraplegia 7", ["spastic"])
+    assert holds_name_terms("Spastic paraplegia 7", ["spastic", "paraplegia 7"])
+    assert holds_name_terms("Ménière disease", ["meniere"])
+    assert not holds_name_terms("Nonspastic paraplegia", ["spastic"])
+    assert not holds_name_terms("Spastic paraplegia 7", ["spastic", "ataxia"])
+    assert not holds_name_terms(None, ["spastic"]) and holds_name_terms(None, [])
+    assert not holds_name_terms("Spastic paraplegia", ["  "])
+
+
+def test_a_rescored_ranking_keeps_the_targets_whose_name_holds_the_keywords_first() -> None:
+    def node(node_id: str, name: str, score: float) -> RankedNode:
+        return RankedNode(node_id, name, score, 0.0, score)
+
+    # a rescoring by the relevance text's words put a target without the keyword first
+    rescored = [node("c", "Spinocerebellar ataxia 14", 1.3), node("a", "Spastic paraplegia 58", 1.2)]
+    rescored.append(node("b", "Autosomal recessive spastic ataxia", 1.1))
+    assert [n.node_id for n in holders_first(rescored, ["spastic"])] == ["a", "b", "c"]
+    assert holders_first(rescored, []) == rescored  # no keyword: the order given
+
+
 def test_a_described_entitys_candidates_are_scored_by_document_or_own_text_whichever_is_closer() -> None:
     links = [
         NodeLink("HP:1", "Granulocytosis", "Phenotype", 0.62, 3),
@@ -625,6 +649,22 @@ def test_embedded_spans_go_best_cosine_first_and_never_overlap() -> None:
         ]
     )
     assert [(span.text, labels) for span, labels in chosen] == [("epileptic spasms", ("Phenotype",))]
+
+
+def test_a_near_match_that_repeats_a_chosen_spans_words_is_not_a_second_anchor() -> None:
+    question = (
+        "In which diseases is the finding of temper tantrums that occur more frequently compared to the temper "
+        "tantrums that are seen?"
+    )
+    longer = _scored(question, "temper tantrums that occur more frequently", 0.934)
+    start = question.rindex("temper tantrums")  # said again, after the longer span
+    again = ScoredSpan(Span(start, start + 15, "temper tantrums", 2), 0.929, ("Phenotype",))
+    assert [span.text for span, _ in choose_spans([longer, again])] == [longer.span.text]
+    # of another type, or an exact name, it names something else and stays
+    gene = ScoredSpan(again.span, 0.929, ("Gene",))
+    assert len(choose_spans([longer, gene])) == 2
+    exact = ScoredSpan(again.span, 1.0, ("Phenotype",), key="temper tantrums")
+    assert len(choose_spans([longer, exact])) == 2
 
 
 def test_targets_rescored_by_a_word_of_their_text_keep_exact_matches_first() -> None:
