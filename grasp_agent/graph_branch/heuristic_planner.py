@@ -308,6 +308,7 @@ class HeuristicPlanner:
         notes.extend(self.slot_notes(question, table))
         notes.extend(self.context_type_notes(question, table))
         notes.extend(self.route_notes(question, table))
+        notes.extend(self.unplanned_notes(table, plan))
         ordered = self.read_order(question, table, plan.target.type)
         if ordered is not None:
             way = "largest" if ordered.order.descending else "smallest"
@@ -338,6 +339,21 @@ class HeuristicPlanner:
         return [
             f"'{slot.token}' asks for a type in words the schema does not hold: no type word elsewhere in the "
             "question, hierarchy cue or role noun decides it"
+        ]
+
+    def unplanned_notes(self, table: EntityTable, plan: Plan) -> list[str]:
+        """The linked anchor mentions the plan left out: no route from their type to the asked type that the
+        schema and the question's words give ("X-allelic diseases": no word names a way from a disease back to
+        diseases), or the entity is the answer itself. Only the text branch reads them then."""
+        planned = {anchor.text for anchor in plan.anchors}
+        keywords = [f" {phrase_key(word)} " for word in plan.name_contains]  # names read as a keyword instead
+        return [
+            f"'{row.mention.text}' ({row.best.label}) is no anchor of the plan: no route to {plan.target.type} "
+            "that the schema and the question's words give, or it is the answer itself; the text ranking reads it"
+            for row in self._anchor_rows(table)
+            if row.best is not None
+            and row.mention.text not in planned
+            and not any(f" {phrase_key(row.mention.text)} " in keyword for keyword in keywords)
         ]
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:

@@ -749,6 +749,21 @@ def test_things_named_only_outside_the_asking_sentence_are_set_aside_by_the_fall
     assert planner.plan(aside, table, lambda plan: PlanCheck(len(plan.anchors) > 1)).fallback is None
 
 
+def test_plan_notes_say_which_linked_anchor_the_plan_left_out() -> None:
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    question = "Which Dravet syndrome-allelic diseases show seizures?"
+    table = EntityTable((_row("Dravet syndrome", "Disease", 1.0), _row("seizures", "Phenotype", 1.0)))
+    outcome = planner.plan(question, table, lambda plan: PlanCheck(True))
+    # no word names a way from a disease back to diseases: the disease is no anchor, and the notes say so
+    assert outcome.plan is not None and [a.text for a in outcome.plan.anchors] == ["seizures"]
+    (left,) = [note for note in outcome.notes if "no anchor of the plan" in note]
+    assert left.startswith("'Dravet syndrome' (Disease) is no anchor of the plan: no route to Disease")
+    # a planned anchor gets no such note
+    seizures = EntityTable((_row("seizures", "Phenotype", 1.0),))
+    plain = planner.plan("Which diseases show seizures?", seizures, lambda plan: PlanCheck(True))
+    assert not any("no anchor of the plan" in note for note in plain.notes)
+
+
 def test_plan_notes_say_what_the_asked_slot_held() -> None:
     planner = HeuristicPlanner(HPO_CONTEXT)
     table = EntityTable((_row("seizure", "Phenotype", 0.97),))
