@@ -16,6 +16,7 @@ from grasp_agent.api import Grasp, StageEvent
 from grasp_agent.config import Settings
 from grasp_agent.db.connection import open_driver
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.ranking import holds_name_terms
 from grasp_agent.llm.openai_compatible import OpenAICompatibleLLM
 from grasp_agent.pipeline.graph import GRAPH_STAGES
 from grasp_agent.pipeline.nodes import fuse_rankings
@@ -77,10 +78,10 @@ def test_a_question_for_diseases_gets_only_diseases_on_top(grasp: Grasp, questio
 def test_fusion_puts_the_targets_whose_name_holds_the_plans_keyword_first(grasp: Grasp) -> None:
     branch = grasp.parts.graph_branch("heuristic")
     graph = branch.run("Which diseases present with epileptic spasms?").ranking.nodes
-    # a word some of the diseases' names hold, but not all: the graph's first alone holding it would be kept
-    # first by the keyword lead already
-    words = {node.node_id: {w.lower() for w in node.name.replace("-", " ").split() if w.isalpha()} for node in graph}
-    held = {w: [n for n in graph if w in words[n.node_id]] for n in graph for w in words[n.node_id] if len(w) > 3}
+    # a word some of the diseases' names hold (as the procedure reads a keyword), but not all: the graph's first
+    # alone holding it would be kept first by the keyword lead already
+    words = {w.lower() for node in graph for w in node.name.replace("-", " ").split() if w.isalpha() and len(w) > 3}
+    held = {w: [n for n in graph if holds_name_terms(n.name, [w])] for w in words}
     word = min((w for w, nodes in held.items() if 1 < len(nodes) < len(graph)), key=lambda w: (len(held[w]), w))
     keyed = branch.run(f'Which diseases named "{word}" present with epileptic spasms?')
     assert keyed.planning.plan is not None and keyed.planning.plan.name_contains == (word,)
