@@ -37,7 +37,7 @@ from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
-from grasp_agent.graph_branch.phrases import phrase_key
+from grasp_agent.graph_branch.phrases import holds_words, phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.quantity_order import ReadOrder, read_order
@@ -346,14 +346,14 @@ class HeuristicPlanner:
         schema and the question's words give ("X-allelic diseases": no word names a way from a disease back to
         diseases), or the entity is the answer itself. Only the text branch reads them then."""
         planned = {anchor.text for anchor in plan.anchors}
-        keywords = [f" {phrase_key(word)} " for word in plan.name_contains]  # names read as a keyword instead
+        keywords = [phrase_key(word) for word in plan.name_contains]  # names read as a keyword instead
         return [
             f"'{row.mention.text}' ({row.best.label}) is no anchor of the plan: no route to {plan.target.type} "
             "that the schema and the question's words give, or it is the answer itself; the text ranking reads it"
             for row in self._anchor_rows(table)
             if row.best is not None
             and row.mention.text not in planned
-            and not any(f" {phrase_key(row.mention.text)} " in keyword for keyword in keywords)
+            and not any(holds_words(keyword, phrase_key(row.mention.text)) for keyword in keywords)
         ]
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:

@@ -45,4 +45,15 @@ def phrase_key(text: str) -> str:
     return " ".join(token for token, *_ in phrase_tokens(text))
 
 
-__all__ = ["phrase_key", "phrase_tokens"]
+def folded_words(text: str) -> str:
+    """The text's words case folded and accents removed, space-joined, as written otherwise (no plural made
+    singular, no possessive dropped): how grasp.plan.execute compares a name with a keyword (NameTerms)."""
+    return " ".join(_TOKEN.findall(_fold(text).lower()))
+
+
+def holds_words(key: str, part: str) -> bool:
+    """Whether `part`'s words are a run of whole words of `key` (both space-joined, as these functions give)."""
+    return f" {part} " in f" {key} "
+
+
+__all__ = ["folded_words", "holds_words", "phrase_key", "phrase_tokens"]

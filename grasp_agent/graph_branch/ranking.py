@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,6 +31,7 @@ from neo4j.exceptions import ClientError
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
+from grasp_agent.graph_branch.phrases import folded_words
 from grasp_agent.graph_branch.plan import Anchor, MatchMode, Plan
 from grasp_agent.graph_branch.procedure_calls import CompiledPlan, GraphProcedures, NodeId, NodeLink, RankedNode
 from grasp_agent.ranking import Risk
@@ -370,12 +370,6 @@ def holders_first(nodes: Sequence[RankedNode], terms: Sequence[str]) -> list[Ran
     return sorted(nodes, key=lambda node: not holds_name_terms(node.name, terms))
 
 
-def _folded_words(text: str) -> str:
-    """Lower case, accents off, every run of other characters one space, padded with a space each side."""
-    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    return " " + " ".join(_WORD.findall(plain.lower())) + " "
-
-
 def holds_name_terms(name: str | None, terms: Sequence[str]) -> bool:
     """Whether `name` holds every term at a word start, as grasp.plan.execute reads a plan's name_contains
     (NameTerms.holds): case- and accent-insensitive, punctuation read as spaces, "spastic" in "X-linked
@@ -384,8 +378,8 @@ def holds_name_terms(name: str | None, terms: Sequence[str]) -> bool:
         return True
     if name is None:
         return False
-    folded = _folded_words(name)
-    return all((word := _folded_words(term).rstrip()).strip() and word in folded for term in terms)
+    folded = f" {folded_words(name)} "
+    return all((word := folded_words(term)) and f" {word}" in folded for term in terms)
 
 
 def _same_score(a: RankedNode, b: RankedNode) -> bool:

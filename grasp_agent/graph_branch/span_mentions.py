@@ -30,7 +30,7 @@ from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
-from grasp_agent.graph_branch.phrases import phrase_key
+from grasp_agent.graph_branch.phrases import holds_words, phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
 from grasp_agent.graph_branch.quotes import QUOTE_MARKS, quoted_ranges
 from grasp_agent.graph_branch.schema_paths import target_mention, type_words
@@ -226,7 +226,7 @@ class SpanMentionFinder:
                 and not any(linked_words <= set(item.key.split()) for item in inside)
                 and abs(len(linked_key.split()) - len(span_key.split())) <= 1
                 and any(
-                    _contains_words(linked_key, item.key) and len(linked_key.split()) > len(item.key.split())
+                    holds_words(linked_key, item.key) and len(linked_key.split()) > len(item.key.split())
                     for item in inside
                 )
             )
@@ -274,8 +274,4 @@ def _repeats(item: ScoredSpan, other: ScoredSpan) -> bool:
     """Whether `item` links to a type `other` links to and its words are a run of `other`'s words."""
     part = phrase_key(item.span.text)
     same_type = bool(set(item.labels) & set(other.labels))
-    return bool(part) and same_type and _contains_words(phrase_key(other.span.text), part)
-
-
-def _contains_words(key: str, part: str) -> bool:
-    return f" {part} " in f" {key} "
+    return bool(part) and same_type and holds_words(phrase_key(other.span.text), part)
