@@ -248,7 +248,8 @@ class Settings(BaseSettings):
         "(the graph orders them by how much their documents are about the anchors; the text ranking's order among "
         "them follows the wording). Off by default: it steadied my development groups but on the frozen sets kept "
         "no more groups steady and cost the HPO test split and the geography SKB a question or two "
-        "(docs/benchmarks.md)",
+        "(docs/benchmarks.md). Whatever this says, they keep it when no target's text holds the question's words "
+        "beyond the plan: the text ranking's order among them then follows the wording alone",
     )
     fusion_keyword_lead: bool = Field(
         default=True,

@@ -12,7 +12,8 @@ After either, `graph_lead_first` can keep the graph's first target first when it
 second by a margin (`GRASP_FUSION_GRAPH_LEAD`, off by default): the one graph score rank fusion cannot see; and
 `keyword_lead_first` keeps it first when it alone holds the relevance text's words (`GRASP_FUSION_KEYWORD_LEAD`,
 on by default). First of all, `graph_ties_in_graph_order` keeps the targets the graph scores alike in the
-graph's order among themselves (`GRASP_FUSION_GRAPH_TIES`, off by default).
+graph's order among themselves: always with `GRASP_FUSION_GRAPH_TIES` (off by default), else when no target's
+text holds the question's words beyond the plan (the graph ranking's `ties_settled`; `pipeline.nodes`).
 """
 
 from __future__ import annotations

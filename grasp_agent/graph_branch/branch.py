@@ -176,6 +176,7 @@ class GraphBranch:
                 settings.doc_anchor_min_score,
                 quantities=[p for props in context.quantity_properties.values() for p in props],
                 keys=[p for props in context.key_properties.values() for p in props],
+                name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
             )
             if settings.doc_anchors
             else None

@@ -28,6 +28,7 @@ from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import is_symbol
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
+from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
@@ -84,6 +85,8 @@ _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|(?<=[a-z]{3})\.\s+")
 # fusion of toes"), and the better-linked reading wins.
 _COORDINATION = re.compile(r"\s(?:and|or|but|yet|plus|as well as|(?:along |together )?with)\s", re.IGNORECASE)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
+# A relative clause opening right after a piece: "failure to name people and objects *that* are correctly perceived"
+_RELATIVE = re.compile(r"\s+(?:that|which|who|whose|where|when)\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -142,13 +145,16 @@ def candidate_clauses(
     min_content_words: int = MIN_CONTENT_WORDS,
     trailing: frozenset[str] = TRAILING_WORDS,
     keywords: Sequence[tuple[int, int]] = (),
+    vocabulary: frozenset[str] | None = None,
 ) -> list[Clause]:
     """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame and of
     the `trailing` words after it; and the longer pieces that keep their coordinations ("flexion or extension of
     the trunk"), unless one of the conjuncts is a `named` mention (then "and" joins two entities, not the parts of
-    one description). Only clauses with at least `min_content_words` words outside `frame` that the `named`
-    mentions do not mostly cover. The `keywords` ranges (name keywords: "with X in its name") end a clause
-    and belong to none, as a quoted passage's words belong to no other clause."""
+    one description); each of these with the relative clause right after it (`_with_relative_clause`). Only
+    clauses with at least `min_content_words` words outside `frame` that the `named` mentions do not mostly
+    cover (of the words the SKB's name `vocabulary` holds, when given: `named_share`). The `keywords` ranges
+    (name keywords: "with X in its name") end a clause and belong to none, as a quoted passage's words belong to
+    no other clause."""
     clauses: list[Clause] = []
     quoted: list[tuple[int, int]] = []
     for opening, closing in quoted_ranges(question):
@@ -161,13 +167,17 @@ def candidate_clauses(
     clauses += fine
     for coarse in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing):
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
-        if all(named_share(c, named, frame) < NAMED_SHARE for c in conjuncts):
+        if all(named_share(c, named, frame, vocabulary) < NAMED_SHARE for c in conjuncts):
             clauses.append(coarse)
+    clauses += [
+        joined for c in clauses if (joined := _with_relative_clause(question, c, outside, trailing)) is not None
+    ]
     clauses += [lead for c in clauses if (lead := _without_subject(question, c, frame, trailing)) is not None]
     kept = [
         c
         for c in clauses
-        if len(_content_words(c.text, frame)) >= min_content_words and named_share(c, named, frame) < NAMED_SHARE
+        if len(_content_words(c.text, frame)) >= min_content_words
+        and named_share(c, named, frame, vocabulary) < NAMED_SHARE
     ]
     return list({(c.start, c.end): c for c in kept}.values())
 
@@ -180,6 +190,24 @@ a an the some any his her their its my our your has have had is are was were sho
 displays display exhibits exhibit involves involve manifests manifest features feature
 """.split()
 )  # noqa: SIM905
+
+
+def _with_relative_clause(
+    question: str, clause: Clause, outside: Sequence[tuple[int, int]], trailing: frozenset[str]
+) -> Clause | None:
+    """The clause with the relative clause that opens right after it, up to the next break or coordination
+    ("failure to name people and objects that are correctly perceived"; "a tremor that is triggered by holding a
+    limb"): a definition often says what a thing is in one, which the pieces cut off. Not past a coordination:
+    "... where underdevelopment of the organs together with broad philtrum and hydrocephalus" goes on to list
+    named things. None when no relative clause follows. A further reading, not a replacement: the better-linked
+    one wins."""
+    opened = _RELATIVE.match(question, clause.end)
+    if opened is None:
+        return None
+    breaks = (_BREAK, _SENTENCE, _COORDINATION)
+    ends = [m.start() for pattern in breaks for m in pattern.finditer(question, opened.end())]
+    ends += [start for start, _ in outside if start >= opened.end()]
+    return _trim(question, clause.start, min(ends, default=len(question)), frozenset(), trailing)
 
 
 def _without_subject(question: str, clause: Clause, frame: frozenset[str], trailing: frozenset[str]) -> Clause | None:
@@ -222,16 +250,26 @@ def _parts(word: str, frame: frozenset[str]) -> list[str]:
     return [part for part in word.split("-") if part and part not in frame]
 
 
-def named_share(clause: Clause, mentions: Sequence[str], frame: frozenset[str] = FRAME_WORDS) -> float:
+def named_share(
+    clause: Clause,
+    mentions: Sequence[str],
+    frame: frozenset[str] = FRAME_WORDS,
+    vocabulary: frozenset[str] | None = None,
+) -> float:
     """The share of the clause's content words that the anchor mentions' texts account for. A compound that
     joins a name's word to another ("Loeys-Dietz syndrome 2-type") counts part by part, so the name is not hidden;
-    one that holds no name's word ("Larsen-like") stays one word."""
+    one that holds no name's word ("Larsen-like") stays one word. With the SKB's name `vocabulary`
+    (`phrases.phrase_key` words), a word no name uses is left out of the count: "The doctor mentioned something
+    called ... for my son's abnormality of the immune system" is a sentence around a name, and its "doctor" and
+    "something" are no words of a description either, which is said in the words the SKB's names are made of."""
     named_words = {w for mention in mentions for w in _content_words(mention, frame)}
     named = named_words | {part for word in named_words for part in _parts(word, frame)}
     words = []
     for word in _content_words(clause.text, frame):
         parts = _parts(word, frame)
         words += parts if word not in named and any(part in named for part in parts) else [word]
+    if vocabulary is not None:
+        words = [w for w in words if w in named or phrase_key(w) in vocabulary]
     if not words:
         return 0.0
     return sum(w in named for w in words) / len(words)
@@ -325,6 +363,7 @@ class DescribedMentionFinder:
         keys: Iterable[str] = (),
         own_text: OwnTextSearch | None = None,
         min_own_text_score: float = DEFAULT_MIN_OWN_TEXT_SCORE,
+        name_vocabulary: frozenset[str] | None = None,
     ) -> None:
         self._procedures = procedures
         self._embedder = doc_embedder
@@ -335,6 +374,7 @@ class DescribedMentionFinder:
         self._min_score = min_score
         self._own_text = own_text
         self._min_own_text_score = min_own_text_score
+        self._name_vocabulary = name_vocabulary  # the SKB's name words: what a clause is counted in (`named_share`)
 
     @property
     def own_text(self) -> OwnTextSearch | None:
@@ -375,9 +415,9 @@ class DescribedMentionFinder:
         """The candidate clauses no anchor mention already names."""
         anchors = [m.text for m in mentions if m.role is MentionRole.ANCHOR]
         keywords = framed_keywords(question, self._name_words)
-        return candidate_clauses(question, self._frame, anchors, trailing=self._trailing, keywords=keywords)[
-            :MAX_CLAUSES
-        ]
+        return candidate_clauses(
+            question, self._frame, anchors, trailing=self._trailing, keywords=keywords, vocabulary=self._name_vocabulary
+        )[:MAX_CLAUSES]
 
     def add(self, question: str, mentions: Sequence[Mention]) -> list[Mention]:
         """`mentions` plus one doc-mode anchor per described entity, minus the name mentions inside those."""

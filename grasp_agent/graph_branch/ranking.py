@@ -106,6 +106,10 @@ class GraphRanking:
     reason: str | None = None  # why the ranking is empty (invalid plan, no match, budget exceeded)
     compiled: CompiledPlan | None = None  # the Cypher a user can paste into Neo4j Browser
     note: str | None = None  # how the targets were ranked when that differs from the plan (a dropped relevance text)
+    # no target's text holds the question's words beyond the plan (its relevance text was dropped for that, or it
+    # has none and the other words are in no target): they do not tell the targets apart, so the order `tie_order`
+    # gave the targets scored alike is all the question says of them
+    ties_settled: bool = False
 
     @property
     def node_ids(self) -> list[Any]:
@@ -259,7 +263,8 @@ class PlanRunner:
                     self._procedures.execute(plan_json, anchors, None, self._settings.limit, self._settings.config())
                 )
                 note = (
-                    f"relevance text {self.relevance_text(plan, question)!r} dropped: no target's text holds its words"
+                    f"relevance text {self.relevance_text(plan, question)!r} dropped: no target's text holds its "
+                    "words beyond the plan's names"
                 )
                 relevance_kept = False
         except ClientError as error:  # the procedure's own message: budget, bad input
@@ -274,24 +279,48 @@ class PlanRunner:
         kept = self.lexical_order(plan, nodes, words) if relevance_kept else nodes
         kept = holders_first(self.tie_order(plan, kept), plan.name_contains)
         reason = None if kept else "the plan matches no node: no path joins the linked anchors to a target"
-        return GraphRanking(tuple(kept), reason, compiled, note)
+        settled = not relevance_kept or (relevance is None and not self.words_beyond_plan_held(plan, kept, question))
+        return GraphRanking(tuple(kept), reason, compiled, note, ties_settled=settled)
 
     def word_scores(self, plan: Plan, nodes: Sequence[RankedNode], question: str | None = None) -> np.ndarray | None:
-        """The relative BM25 of the relevance text's content words under each target's document (a frame word
-        such as "which" or a relation's name matches documents at random); None without a lexical scorer, targets
-        or content words."""
-        text = content_words(self.relevance_text(plan, question), self._frame_words)
-        if self._lexical is None or not nodes or not text:
+        """The relative BM25 of the relevance text's words beyond the plan (`words_beyond_plan`) under each
+        target's document; None without a lexical scorer, targets or such words."""
+        words = self.words_beyond_plan(plan, self.relevance_text(plan, question))
+        if self._lexical is None or not nodes or not words:
             return None
-        return self._lexical.relative_document_scores(text, [node.node_id for node in nodes])
+        return self._lexical.relative_document_scores(" ".join(words), [node.node_id for node in nodes])
+
+    def words_beyond_plan(self, plan: Plan, text: str) -> list[str]:
+        """The text's content words that the plan does not account for: not frame words (a relation's name or
+        "which" matches documents at random), nor words of an anchor's mention or node name. "... temper tantrums
+        that occur more frequently compared to the temper tantrums that are seen?" repeats the anchor's name:
+        rescored by it, the targets would be ordered by how often their text names the anchor, which the plain
+        wording leaves to the anchors' tie order. A name keyword stays: "Which glutathione disorders ..." ranks
+        the holders as a reading without the keyword ranks the targets, by that word."""
+        named = " ".join(f"{anchor.text} {self._anchor_name(anchor)}" for anchor in plan.anchors)
+        planned = {word.lower() for word in _WORD.findall(named)}
+        return [word for word in _WORD.findall(content_words(text, self._frame_words)) if word.lower() not in planned]
 
     def text_grips(self, plan: Plan, word_scores: np.ndarray | None) -> bool:
-        """Whether the relevance text's content words occur in any of the targets' documents (`word_scores` above
-        0). True without a lexical scorer, or when the plan orders by a quantity (the relevance text does not rank
-        then) or has no anchor (it is all that ranks then)."""
+        """Whether the relevance text's words beyond the plan occur in any of the targets' documents
+        (`word_scores` above 0). True without a lexical scorer, or when the plan orders by a quantity (the
+        relevance text does not rank then) or has no anchor (it is all that ranks then)."""
         if self._lexical is None or plan.order or not plan.anchors:
             return True
         return word_scores is not None and bool(np.max(word_scores, initial=0.0) > 0.0)
+
+    def words_beyond_plan_held(self, plan: Plan, nodes: Sequence[RankedNode], question: str | None) -> bool:
+        """Whether any target's document holds a content word of the question that the plan's anchors do not
+        account for (`words_beyond_plan`): a plan without relevance text may have lost one ("... subdivision
+        mentioning district?"), and then the text ranking, which reads it, should order what the graph scores
+        alike. True when it cannot tell (no lexical scorer, no question)."""
+        if self._lexical is None or not question:
+            return True
+        words = self.words_beyond_plan(plan, question)
+        if not words or not nodes:
+            return False
+        scores = self._lexical.relative_document_scores(" ".join(words), [node.node_id for node in nodes])
+        return bool(np.max(scores, initial=0.0) > 0.0)
 
     def tie_order(self, plan: Plan, nodes: list[RankedNode]) -> list[RankedNode]:
         """The targets with each run of equal scores ordered by how much their documents are about the anchors

@@ -155,7 +155,9 @@ def fuse_rankings(parts: PipelineParts, state: PipelineState) -> FusionResult:
         result = dynamic_fusion(graph_ids, text_ids, planning.plan.n_cand, risk, parts.fusion_tables)
     else:
         result = static_fusion(graph_ids, text_ids, parts.static_graph_weight, settings.fusion_k)
-    if graph is not None and parts.configuration.graph_ties.value:
+    if graph is not None and (parts.configuration.graph_ties.value or graph.ties_settled):
+        # settled: the question's words beyond the plan are in no target's text, so the text ranking's order
+        # among the targets the graph scores alike follows the wording alone
         result = graph_ties_in_graph_order(result, graph_ids, [node.score for node in graph.nodes])
     lead = parts.configuration.graph_lead.value
     if graph is not None and lead is not None:

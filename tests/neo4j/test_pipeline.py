@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,37 @@ def test_fusion_puts_the_targets_whose_name_holds_the_plans_keyword_first(grasp:
     fused = fuse_rankings(grasp.parts, state)
     assert set(fused.ids[: len(holders)]) == holders
     assert fused.note is not None and "keywords kept first" in fused.note
+
+
+def test_fusion_keeps_the_graphs_order_among_its_ties_when_no_target_holds_the_other_words(grasp: Grasp) -> None:
+    """The question's words beyond the plan ("asking for my homework") are in no target's text: the graph scores
+    the diseases of the phenotype alike and orders them by the anchor, and a text ranking that follows the
+    wording does not reorder them. With those words held by a target, it would."""
+    branch = grasp.parts.graph_branch("heuristic")
+    run = branch.run("Which diseases present with epileptic spasms? Asking for my homework.")
+    ranking = run.ranking
+    assert ranking.ties_settled
+    held = branch.run("Which diseases present with epileptic spasms? Asking for my homework on developmental biology.")
+    assert (
+        held.ranking.nodes and not held.ranking.ties_settled
+    )  # the relevance text is kept: "developmental" is in most of them
+    scores = [round(node.score, 9) for node in ranking.nodes]
+    tied = [node.node_id for node, score in zip(ranking.nodes, scores, strict=True) if score == scores[0]]
+    assert len(tied) > 2
+    ranked = tuple(reversed(tied))  # the text ranking's order among them: the graph's, reversed
+    text = TextRanking("mfar", ranked, tuple(float(-i) for i in range(len(ranked))))
+    state: PipelineState = {
+        "question": "q",
+        "options": SearchOptions(),
+        "planning": run.planning,
+        "graph_ranking": ranking,
+        "text_ranking": text,
+    }
+    fused = fuse_rankings(grasp.parts, state)
+    assert [node_id for node_id in fused.ids if node_id in set(tied)] == tied
+    assert fused.note is not None and "kept in the graph's order" in fused.note
+    unsettled = fuse_rankings(grasp.parts, {**state, "graph_ranking": replace(ranking, ties_settled=False)})
+    assert [node_id for node_id in unsettled.ids if node_id in set(tied)] != tied
 
 
 def test_stage_events_arrive_in_pipeline_order(grasp: Grasp) -> None:

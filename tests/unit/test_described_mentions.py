@@ -61,6 +61,27 @@ def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
             (),
             ["serum contains antibodies against platelets"],
         ),
+        # a description with its own relative clause: each piece before one also with the relative clause after
+        # it, up to a coordination ("a problem" is too short alone, not with its "where ..."); the better-linked
+        # reading wins
+        (
+            "Which disorder involves both MAPT and a problem where an failure to name people and objects that are "
+            "correctly perceived?",
+            ("MAPT",),
+            [
+                "failure to name people and objects",
+                "problem where an failure to name people",
+                "objects that are correctly perceived",
+                "failure to name people and objects that are correctly perceived",
+            ],
+        ),
+        # ... and not on through the named things a question lists after it
+        (
+            "What disorder has a problem where underdevelopment of part or all of the female external reproductive "
+            "organs together with broad philtrum and hydrocephalus?",
+            ("broad philtrum", "hydrocephalus"),
+            ["female external reproductive organs", "problem where underdevelopment of part"],
+        ),
         # hierarchy words frame the entity; "a direct subtype of X" leaves too few words to be a description
         ("Which diseases present with a direct subtype of Pyelonephritis?", (), []),
         ("Encopresis; DMPK: diseases?", (), []),
@@ -135,6 +156,22 @@ def test_named_share_counts_the_content_words_anchor_mentions_cover() -> None:
     assert named_share(Clause(0, 0, "Larsen-like conditions feature Cognitive delay"), ["Cognitive delay"], frame) == (
         pytest.approx(2 / 3)
     )
+
+
+def test_named_share_counts_only_the_words_the_skbs_names_use_when_it_knows_them() -> None:
+    frame = clause_frame(HPO_CONTEXT.schema)
+    names = frozenset({"adrenal", "hypoplasia", "hypoadrenocorticism", "patient", "form", "loss", "hair", "scalp"})
+    vignette = Clause(0, 0, "patient with adrenal hypoplasia was told it is some form of Hypoadrenocorticism")
+    # patient adrenal hypoplasia told hypoadrenocorticism: "told" is no word of any name, so it is no word of a
+    # description either; what is left is mostly the name
+    assert named_share(vignette, ["adrenal hypoplasia"], frame) == pytest.approx(2 / 5)
+    assert named_share(vignette, ["adrenal hypoplasia"], frame, names) == pytest.approx(2 / 4)
+    assert named_share(vignette, ["adrenal hypoplasia", "Hypoadrenocorticism"], frame, names) == pytest.approx(3 / 4)
+    # a description is said in the names' words: the count does not change
+    described = Clause(0, 0, "progressive loss of hair on the scalp")
+    assert named_share(described, ["scalp"], frame, names | {"progressive"}) == named_share(described, ["scalp"], frame)
+    # a named word counts whatever the vocabulary
+    assert named_share(Clause(0, 0, "the zzq told"), ["zzq"], frame, frozenset()) == pytest.approx(1.0)
 
 
 def _doc_row(text: str, label: str, score: float) -> EntityRow:

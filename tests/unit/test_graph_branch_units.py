@@ -709,9 +709,47 @@ def test_a_relevance_text_ranks_only_targets_whose_text_holds_one_of_its_words()
     # words no target's text holds ("what might explain ... in a patient"): the cosine would rank by wording alone
     assert not grips(plan("what might explain it in a patient"))
     assert not grips(plan("which are they"))  # frame words only
+    # the anchor's own name said again ("the cataracts that are seen") is in the plan already: it would order the
+    # targets by how often their text names the anchor
+    assert not grips(plan("the cataract that is seen"))
+    assert grips(plan("the congenital cataract that is seen"))
     # a plan without anchors is ranked by its relevance text alone, so it always counts
     assert grips(plan("what might explain it in a patient", anchored=False))
     assert grips(plan("what might explain it"), runner.with_lexical(None))  # nothing to check with
+
+
+def test_the_questions_words_beyond_the_plan_count_only_when_a_target_holds_one() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.text_branch.bm25_index import LexicalIndex
+    from tests.unit.test_text_branch_fields import toy_corpus
+
+    runner = PlanRunner(None, None, None, frame_words=frame_words(HPO_CONTEXT))  # type: ignore[arg-type]
+    runner = runner.with_lexical(LexicalIndex.build(toy_corpus()))
+    plan = Plan.model_validate(
+        {
+            "anchors": [{"var": "a1", "type": "Phenotype", "text": "Cataract"}],
+            "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
+    targets = [
+        RankedNode("D3", "Congenital cataract", 1.0, 0.0, 1.0),
+        RankedNode("D4", "Alport syndrome", 1.0, 0.0, 1.0),
+    ]
+
+    def held(question: str, reader: PlanRunner = runner, keywords: tuple[str, ...] = ()) -> bool:
+        written = plan.model_copy(update={"name_contains": keywords})
+        return reader.words_beyond_plan_held(written, targets, question)
+
+    # the anchor's own words and frame words say nothing beyond the plan, nor do words no target holds
+    assert not held("Which diseases have cataract?")
+    assert not held("Which diseases have cataract? Asking for my homework.")
+    # a word the plan lost that one target's text holds ("congenital"): the text ranking should weigh it
+    assert held("Which congenital diseases have cataract?")
+    # a name keyword orders the holders by its word, as a reading without the keyword orders the targets
+    assert held("Which congenital diseases have cataract?", keywords=("congenital",))
+    assert held("Which diseases have cataract?", runner.with_lexical(None))  # nothing to check with
+    assert held("", runner)
 
 
 def test_the_lexical_query_is_the_relevance_texts_content_not_its_frame() -> None:
