@@ -113,9 +113,8 @@ def test_fusion_keeps_the_graphs_order_among_its_ties_when_no_target_holds_the_o
     ranking = run.ranking
     assert ranking.ties_settled
     held = branch.run("Which diseases present with epileptic spasms? Asking for my homework on developmental biology.")
-    assert (
-        held.ranking.nodes and not held.ranking.ties_settled
-    )  # the relevance text is kept: "developmental" is in most of them
+    # the relevance text is kept: "developmental" is in most of them
+    assert held.ranking.nodes and not held.ranking.ties_settled
     scores = [round(node.score, 9) for node in ranking.nodes]
     tied = [node.node_id for node, score in zip(ranking.nodes, scores, strict=True) if score == scores[0]]
     assert len(tied) > 2

@@ -709,7 +709,7 @@ def test_a_relevance_text_ranks_only_targets_whose_text_holds_one_of_its_words()
     # words no target's text holds ("what might explain ... in a patient"): the cosine would rank by wording alone
     assert not grips(plan("what might explain it in a patient"))
     assert not grips(plan("which are they"))  # frame words only
-    # the anchor's own name said again ("the cataracts that are seen") is in the plan already: it would order the
+    # the anchor's own name said again ("the cataract that is seen") is in the plan already: it would order the
     # targets by how often their text names the anchor
     assert not grips(plan("the cataract that is seen"))
     assert grips(plan("the congenital cataract that is seen"))
