@@ -46,3 +46,16 @@ ORDER BY id;
 MATCH (n:{{label}})
 WHERE n.id IN $ids
 RETURN n.id AS id, n.name AS name, n.name_embedding AS embedding;
+
+// name: bank_loops
+// Per training question of this SKB's Path-Bank, the meta-path of its cheapest path from a topic to an answer of
+// the topic's own type; counted per route. The heuristic planner walks the route most of them took for an anchor
+// of the asked type that the question gives no way back to its type (learned_loops.py).
+MATCH (:AdaPathBank {skb: $skb})
+MATCH (q:AdaPathQuery)-[u:ADAPATH_USES]->(m:AdaPathMetaPath)
+WHERE m.start_label = m.answer_label AND m.hops > 0
+WITH q, m ORDER BY u.cost, m.hops, m.signature
+WITH q, collect(m)[0] AS first
+WITH first, count(q) AS questions
+RETURN first.labels AS labels, first.relations AS relations, first.outgoing AS outgoing, questions
+ORDER BY questions DESC, first.signature;

@@ -210,6 +210,11 @@ class Settings(BaseSettings):
         description="A question that names no type asks for the type training questions with the same anchor "
         "types asked for (`grasp train answer-types`, shipped for the HPO), not the most populous type",
     )
+    bank_loops: bool = Field(
+        default=True,
+        description="A node of the asked type named with no way back to its type ('X-allelic diseases with P') "
+        "walks the route most of the Path-Bank's training questions with such a topic took (none without a bank)",
+    )
     route_reading: bool = Field(
         default=True,
         description="A question that names no type, and whose anchor types no training question covers, asks for "

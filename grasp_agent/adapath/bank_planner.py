@@ -32,6 +32,7 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.errors import GraspError
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, SchemaRoutes, checked_outcome
+from grasp_agent.graph_branch.learned_loops import LearnedLoop
 from grasp_agent.graph_branch.planning import PlanChecker, PlanningOutcome
 from grasp_agent.graph_branch.schema_paths import SchemaHop, stored_child_to_parent
 from grasp_agent.skb.context import SkbContext
@@ -116,6 +117,9 @@ class BankRoutes:
 
     def sure_target(self, anchor_labels: Sequence[str], frame: str, target: str) -> bool:
         return self.fallback.sure_target(anchor_labels, frame, target)
+
+    def learned_loop(self, label: str) -> LearnedLoop | None:
+        return self.fallback.learned_loop(label)
 
     @property
     def used_bank(self) -> bool:

@@ -19,6 +19,7 @@ from grasp_agent.graph_branch.described_mentions import DescribedMentionFinder, 
 from grasp_agent.graph_branch.entity_table import EntityTable, build_entity_table
 from grasp_agent.graph_branch.extraction_demos import DemoSelector, read_demos
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
+from grasp_agent.graph_branch.learned_loops import read_learned_loops
 from grasp_agent.graph_branch.llm_mentions import LLMMentionExtractor
 from grasp_agent.graph_branch.llm_planner import LLMPlanner, PlannerPrompt
 from grasp_agent.graph_branch.mentions import Mention
@@ -199,6 +200,7 @@ class GraphBranch:
                 name_vocabulary=dictionary.vocabulary if dictionary is not None else None,
                 name_shares=dictionary.name_shares if dictionary is not None else None,
                 asked_type=asked_type,
+                learned_loops=read_learned_loops(procedures, context.schema.name) if settings.bank_loops else None,
                 route_reader=(
                     RouteReader(context.schema, list(context.pattern_counts), embedder)
                     if settings.route_reading
@@ -296,14 +298,22 @@ class GraphBranch:
     ) -> GraphRanking:
         """The plan's ranking; `question` rescores the targets when the plan has no relevance text. When no
         target matches the whole plan and the planner gave a fallback (the plan without the things named only
-        around the sentence that asks), the fallback's ranking when it finds any."""
+        around the sentence that asks, or without a route learned from training questions), the fallback's ranking
+        when it finds any; for a learned route, also when the node its anchor names matches the fallback itself."""
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")
         ranking = self._runner.run(outcome.plan, question=question, with_cypher=with_cypher)
-        if outcome.fallback is None or any(node.exact for node in ranking.nodes):
+        matched = any(node.exact for node in ranking.nodes)
+        if outcome.fallback is None or matched and outcome.looped_anchor is None:
             return ranking
         narrowed = self._runner.run(outcome.fallback, question=question, with_cypher=with_cypher)
-        return narrowed if narrowed.nodes else ranking
+        if not matched:
+            return narrowed if narrowed.nodes else ranking
+        # the plan matched along a learned route; the node the looped anchor names matching the rest itself is the
+        # plainer reading ("the Rabin-Pappas disorders with upslanted palpebral fissures")
+        looped = next(anchor for anchor in outcome.plan.anchors if anchor.var == outcome.looped_anchor)
+        itself = set(self._runner.named_nodes(looped))
+        return narrowed if any(node.exact and node.node_id in itself for node in narrowed.nodes) else ranking
 
 
 def planner_prompt(setting: str, llm: GraspLLM) -> PlannerPrompt:

@@ -84,6 +84,8 @@ _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|(?<=[a-z]{3})\.\s+")
 # the fine pieces; the coarse piece keeps them together for a description that holds one ("Syndactyly with
 # fusion of toes"), and the better-linked reading wins.
 _COORDINATION = re.compile(r"\s(?:and|or|but|yet|plus|as well as|(?:along |together )?with)\s", re.IGNORECASE)
+# every break between the fine pieces of a question: the clause breaks, sentences and coordinations
+_FINE_BREAKS = (_BREAK, _SENTENCE, _COORDINATION)
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 # A relative clause opening right after a piece: "failure to name people and objects *that* are correctly perceived"
 _RELATIVE = re.compile(r"\s+(?:that|which|who|whose|where|when)\s", re.IGNORECASE)
@@ -163,7 +165,7 @@ def candidate_clauses(
         if clause is not None:
             clauses.append(clause)
     outside = [*quoted, *keywords]
-    fine = _pieces(question, outside, (_BREAK, _SENTENCE, _COORDINATION), frame, trailing)
+    fine = _pieces(question, outside, _FINE_BREAKS, frame, trailing)
     clauses += fine
     for coarse in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing):
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
@@ -204,8 +206,7 @@ def _with_relative_clause(
     opened = _RELATIVE.match(question, clause.end)
     if opened is None:
         return None
-    breaks = (_BREAK, _SENTENCE, _COORDINATION)
-    ends = [m.start() for pattern in breaks for m in pattern.finditer(question, opened.end())]
+    ends = [m.start() for pattern in _FINE_BREAKS for m in pattern.finditer(question, opened.end())]
     ends += [start for start, _ in outside if start >= opened.end()]
     return _trim(question, clause.start, min(ends, default=len(question)), frozenset(), trailing)
 

@@ -35,6 +35,7 @@ from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
+from grasp_agent.graph_branch.learned_loops import LearnedLoop
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.phrases import holds_words, phrase_key
@@ -143,6 +144,10 @@ class Routes(Protocol):
     def sure_target(self, anchor_labels: Sequence[str], frame: str, target: str) -> bool:
         """Whether a target type the question does not name is as sure as one it names."""
 
+    def learned_loop(self, label: str) -> LearnedLoop | None:
+        """The route training questions took from a node of `label` to answers of that type, when most of them
+        took one (`learned_loops`); None when they did not, or nothing was learned."""
+
 
 class SchemaRoutes:
     """The shortest schema meta-path (negation picks among parallel relations); as target when the question names
@@ -155,11 +160,16 @@ class SchemaRoutes:
         context: SkbContext,
         answer_types: AnswerTypePrior | None = None,
         route_reader: RouteReader | None = None,
+        loops: Mapping[str, LearnedLoop] | None = None,
     ) -> None:
         self._context = context
         self._answer_types = answer_types
         self._route_reader = route_reader
+        self._loops = dict(loops or {})
         self.relation_words = RelationWords.of(context.schema)
+
+    def learned_loop(self, label: str) -> LearnedLoop | None:
+        return self._loops.get(label)
 
     def default_target(self, anchor_labels: Sequence[str], frame: str = "") -> str:
         # what training questions with such anchors mostly asked for (kept by `train all` only when it reads the
@@ -272,12 +282,13 @@ class HeuristicPlanner:
         asked_type: AskedTypeModel | None = None,
         route_reader: RouteReader | None = None,
         name_shares: Callable[[str], Mapping[str, float]] | None = None,
+        learned_loops: Mapping[str, LearnedLoop] | None = None,
     ) -> None:
         self._context = context
         self._name_shares = name_shares
         self._asked_type = asked_type
         self._min_score = {MatchMode.NAME: min_anchor_score, MatchMode.DOC: min_doc_anchor_score}
-        self._routes = SchemaRoutes(context, answer_types, route_reader)
+        self._routes = SchemaRoutes(context, answer_types, route_reader, learned_loops)
         self._name_vocabulary = name_vocabulary
         self._noise_words = frame_words(context)
         self._name_words = schema_name_words(context.schema)
@@ -300,6 +311,26 @@ class HeuristicPlanner:
             if fallback is not None
             else []
         )
+        # the plan built without the learned routes: where it differs, an anchor walks one (`learned_loop`)
+        unlooped = self.build(question, table, loops=False) if self._routes.learned_loop(plan.target.type) else plan
+        looped = self.loop_notes(plan, unlooped)
+        looped_anchor = None
+        if looped and outcome.plan is not None:
+            if fallback is None:
+                # the learned route is a guess the question's words did not make ("Cystinosis-type disorders" are
+                # named after it, and share no gene with it): the plan leaving the anchor to the text when no
+                # target matches the whole plan
+                fallback = unlooped if unlooped.anchors and check(unlooped).valid else None
+                if fallback is not None:
+                    looped = [
+                        f"{note}; when no target matches the whole plan, the plan without it runs" for note in looped
+                    ]
+            first = self._looped_anchors(plan, unlooped)[0]
+            # "X-allelic diseases": a word of its own joins X to the asked type, a relation the schema has no name
+            # for; "the X disorders", "X-type disorders" name a kind, which X itself may be
+            said = self._joined_by_word(question, table, first.text)
+            looped_anchor = first.var if fallback is not None and not said else None
+        notes.extend(looped)
         notes.extend(self.relation_notes(question, plan))
         scores = self.asked_type(question, table)
         if scores:
@@ -317,7 +348,9 @@ class HeuristicPlanner:
         if plan.name_contains:
             shown = ", ".join(f"'{word}'" for word in plan.name_contains)
             notes.append(f"targets whose name holds {shown} first (quoted or framed by a name, and no mention)")
-        return dataclasses.replace(outcome, notes=(*outcome.notes, *notes), fallback=fallback)
+        return dataclasses.replace(
+            outcome, notes=(*outcome.notes, *notes), fallback=fallback, looped_anchor=looped_anchor
+        )
 
     def _fallback(self, question: str, table: EntityTable, plan: Plan, check: PlanChecker) -> Plan | None:
         """The plan without the anchors named only around the sentence that asks, when it differs and is valid:
@@ -354,6 +387,36 @@ class HeuristicPlanner:
             if row.best is not None
             and row.mention.text not in planned
             and not any(holds_words(keyword, phrase_key(row.mention.text)) for keyword in keywords)
+        ]
+
+    def _joined_by_word(self, question: str, table: EntityTable, mention: str) -> bool:
+        """Whether a word that frames nothing (no function, type or relation word of the schema) stands between the
+        mention and the word that names the asked type, on either side."""
+        asked, _ = self._ruled_target(question, table, self._routes)
+        if asked is None:
+            return False
+        lowered, asked_word = question.lower(), asked[1]
+        start, word = lowered.find(mention.lower()), lowered.find(asked_word.lower())
+        if start < 0 or word < 0:
+            return False
+        gap = question[start + len(mention) : word] if word >= start else question[word + len(asked_word) : start]
+        return any(w.lower() not in self._noise_words for w in _WORD.findall(gap))
+
+    def _looped_anchors(self, plan: Plan, unlooped: Plan) -> list[Anchor]:
+        """The anchors of `plan` that the plan built without learned routes (`unlooped`) leaves out: they walk
+        the asked type's learned route (`learned_loop`)."""
+        kept = {anchor.text for anchor in unlooped.anchors}
+        return [anchor for anchor in plan.anchors if anchor.type == plan.target.type and anchor.text not in kept]
+
+    def loop_notes(self, plan: Plan, unlooped: Plan) -> list[str]:
+        """The anchors of the asked type routed the way training questions with such a topic went (`learned_loop`)."""
+        loop = self._routes.learned_loop(plan.target.type)
+        if loop is None:
+            return []
+        return [
+            f"'{anchor.text}' ({anchor.type}) reaches the asked type along {loop.signature}: the route {loop.questions} "
+            f"of the Path-Bank's {loop.of} training questions from a {anchor.type} to {anchor.type} answers took first"
+            for anchor in self._looped_anchors(plan, unlooped)
         ]
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
@@ -546,8 +609,9 @@ class HeuristicPlanner:
         )
         return asked, target_label
 
-    def build(self, question: str, table: EntityTable, routes: Routes | None = None) -> Plan:
-        """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths)."""
+    def build(self, question: str, table: EntityTable, routes: Routes | None = None, *, loops: bool = True) -> Plan:
+        """The plan alone (pure given the table, the schema and `routes`; default: the schema's shortest paths).
+        `loops`: an anchor of the asked type may walk the route training questions took (`learned_loop`)."""
         routes = routes or self._routes
         table = self.resolve_shared_names(question, table, routes)
         table = self.without_compound_names(question, table)
@@ -677,6 +741,11 @@ class HeuristicPlanner:
                 path = self._onward_directions(scope, path)
             frame = relevance_text(question, mentions)  # the question around its mentions and passages
             alias = row.names_best_by_alias
+            loop = routes.learned_loop(target_label) if loops and row.best.label == target_label else None
+            if not path and loop is not None and not (described or alias or cue):
+                # a node of the asked type named with no way back to its type ("X-allelic diseases with P"): the
+                # route most training questions with such a topic took
+                path = list(loop.hops)
             if (described or alias) and not cue and self._is_the_answer(row.best.label, target_label, path, frame):
                 # "which country is described as ...", "which country is the Hellenic Republic": the entity is
                 # the answer, no hop; one named by an alias is the plan's target itself

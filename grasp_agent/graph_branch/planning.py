@@ -38,6 +38,10 @@ class PlanningOutcome:
     # the plan to run when `plan` matches no target whole: its anchors named only around the sentence that asks
     # set aside ("Leaving X aside for now. Which ...?"), validated
     fallback: Plan | None = None
+    # the anchor (var) of `plan` that walks a route learned from training questions, not said by the question's
+    # words: the fallback (the plan leaving it to the text) runs, too, when the node it names matches the rest of
+    # the question itself ("the Rabin-Pappas disorders with P" asks for Rabin-Pappas syndrome, not its gene's others)
+    looped_anchor: str | None = None
 
     @property
     def parsed(self) -> bool:

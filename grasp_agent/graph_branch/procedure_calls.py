@@ -113,6 +113,10 @@ class GraphProcedures:
             found.append((record["id"], str(record["name"] or ""), synonyms))
         return found
 
+    def bank_loops(self, skb: str) -> list[dict[str, Any]]:
+        """Per route from a type back to itself, how many of the Path-Bank's training questions took it first."""
+        return self._read("bank_loops", skb=skb)
+
     def nodes_by_id(self, label: str, ids: Sequence[NodeId]) -> dict[NodeId, tuple[str, int]]:
         """(name, degree) of each of `ids` that is a node of `label`."""
         if not ids:

@@ -220,6 +220,17 @@ class PlanRunner:
                 inputs[anchor.var] = rescored_bindings(links, cosines, own_text=[(i, score) for i, _, score in own])
         return inputs
 
+    def named_nodes(self, anchor: Anchor) -> tuple[NodeId, ...]:
+        """The nodes a name anchor stands for: those it writes exactly (`exact_nodes`), else its best name link;
+        () for a described anchor."""
+        if anchor.match_mode is not MatchMode.NAME:
+            return ()
+        exact = self.exact_nodes(anchor.text, anchor.type)
+        if exact:
+            return exact
+        links = self._procedures.link_many({anchor.var: self._anchor_vector(anchor)}, [anchor.type], "name", 1)
+        return tuple(link.node_id for link in links[anchor.var])
+
     def exact_nodes(self, text: str, label: str) -> tuple[NodeId, ...]:
         """The nodes of `label` whose name `text` writes exactly, else those it is a synonym of: "Loeys-Dietz
         syndrome 2" is that node, not also its numbered siblings, whose names embed a hair's breadth away (cosine

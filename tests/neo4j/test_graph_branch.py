@@ -343,3 +343,67 @@ def test_a_name_the_dictionary_knows_binds_its_own_nodes_alone(branch: GraphBran
     paraphrase = plan.model_copy(update={"anchors": (plan.anchors[0].model_copy(update={"text": "spasm epilepsy"}),)})
     vector = branch.runner.anchor_inputs(paraphrase)["p"]
     assert isinstance(vector[0], float)
+
+
+def test_a_named_node_of_the_asked_type_walks_the_route_the_path_bank_learned(
+    branch: GraphBranch, driver: Driver, test_settings: Settings, embedder: GraspEmbedder
+) -> None:
+    """ "X-allelic diseases with P" names a disease and asks for diseases; the HPO has no relation of diseases
+    with themselves and no word names the gene between them. Without a Path-Bank the disease is left out of the
+    plan; with one whose same-type questions mostly went through a gene, the plan walks that way."""
+    from grasp_agent.adapath.bank_build import BankConfig, BankQuery, FoundPath, QueryPaths
+    from grasp_agent.adapath.bank_store import BankIdentity, BankStore
+    from grasp_agent.adapath.metapath import MetaPath, MetaPathStep, PathHop
+    from grasp_agent.graph_branch.learned_loops import MIN_QUESTIONS
+
+    # a disease of the slice sharing a gene with another that presents epileptic spasms
+    rows, _, _ = driver.execute_query(
+        "MATCH (:Phenotype {id: 'HP:0011097'})<-[:HAS_PHENOTYPE]-(answer:Disease)<-[:ASSOCIATED_WITH]-(g:Gene)"
+        "-[:ASSOCIATED_WITH]->(named:Disease) WHERE named <> answer AND NOT named.name CONTAINS '-' "
+        "AND NOT (named)-[:HAS_PHENOTYPE]->(:Phenotype {id: 'HP:0011097'}) "
+        "RETURN named.id AS id, named.name AS name, min(g.id) AS gene, collect(DISTINCT answer.id) AS answers "
+        "ORDER BY size(name), id LIMIT 1"
+    )
+    named, name, gene, answers = rows[0]["id"], rows[0]["name"], rows[0]["gene"], set(rows[0]["answers"])
+    question = f"Which {name}-allelic diseases present with epileptic spasms?"
+    before = branch.run(question)
+    assert before.planning.plan is not None and name not in {a.text for a in before.planning.plan.anchors}
+    assert any(f"'{name}' (Disease) is no anchor of the plan" in note for note in before.planning.notes)
+
+    store = BankStore(driver, test_settings.neo4j_database)
+    steps = (MetaPathStep("ASSOCIATED_WITH", False, "Gene"), MetaPathStep("ASSOCIATED_WITH", True, "Disease"))
+    answer, *_ = sorted(answers)
+    path = FoundPath(
+        (
+            PathHop(named, gene, "Disease", "Gene", "ASSOCIATED_WITH", False),
+            PathHop(gene, answer, "Gene", "Disease", "ASSOCIATED_WITH", True),
+        ),
+        1.0,
+        MetaPath("Disease", steps),
+    )
+    # a disease that presents epileptic spasms itself and shares a gene with another that does
+    itself, _, _ = driver.execute_query(
+        "MATCH (:Phenotype {id: 'HP:0011097'})<-[:HAS_PHENOTYPE]-(d:Disease)<-[:ASSOCIATED_WITH]-(:Gene)"
+        "-[:ASSOCIATED_WITH]->(other:Disease)-[:HAS_PHENOTYPE]->(:Phenotype {id: 'HP:0011097'}) "
+        "WHERE d <> other AND NOT d.name CONTAINS '-' RETURN DISTINCT d.id AS id, d.name AS name "
+        "ORDER BY size(name), id LIMIT 1"
+    )
+    try:
+        store.claim(BankIdentity("hpo", "test", embedder.model_id), BankConfig(), embedder.dimension, rebuild=True)
+        vector = embedder.embed_query("diseases allelic to a disease")
+        for number in range(MIN_QUESTIONS):
+            store.write(f"q{number}", QueryPaths(BankQuery(f"q{number}", (named,), (answer,)), [path]), vector)
+        learned = GraphBranch.build(driver, test_settings, embedder)
+        result = learned.run(question)
+        kind = learned.run(f"Which {itself[0]['name']} diseases present with epileptic spasms?")
+    finally:
+        driver.execute_query("MATCH (n) WHERE n:AdaPathBank OR n:AdaPathQuery OR n:AdaPathMetaPath DETACH DELETE n")
+    plan = result.planning.plan
+    assert plan is not None and [(a.type, a.text) for a in plan.anchors][0] == ("Disease", name)
+    assert [hop.relation for hop in plan.hops[:2]] == ["ASSOCIATED_WITH", "ASSOCIATED_WITH"]
+    assert any("Path-Bank" in note and f"'{name}'" in note for note in result.planning.notes)
+    exact = [node.node_id for node in result.ranking.nodes if node.exact]
+    assert exact and set(exact) <= answers
+    # "the X diseases with P", X itself presenting P: the plainer reading, X among the targets, is ranked
+    assert kind.planning.looped_anchor is not None and kind.planning.fallback is not None
+    assert itself[0]["id"] in [node.node_id for node in kind.ranking.nodes if node.exact]

@@ -8,8 +8,9 @@ import pytest
 from grasp_agent.graph_branch.answer_types import fit_answer_type_prior
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable, choose_types
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, asked_noun_cue, frame_words
+from grasp_agent.graph_branch.learned_loops import MIN_QUESTIONS, learned_loops
 from grasp_agent.graph_branch.mentions import Mention, MentionList, MentionRole, mention_list_schema
-from grasp_agent.graph_branch.plan import Risk, plan_json_schema
+from grasp_agent.graph_branch.plan import Direction, MatchMode, Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink, PlanCheck, RankedNode
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import (
@@ -800,6 +801,86 @@ def test_plan_notes_say_which_linked_anchor_the_plan_left_out() -> None:
     seizures = EntityTable((_row("seizures", "Phenotype", 1.0),))
     plain = planner.plan("Which diseases show seizures?", seizures, lambda plan: PlanCheck(True))
     assert not any("no anchor of the plan" in note for note in plain.notes)
+
+
+# rows as `bank_loops` returns them: 38 training questions went from a disease to diseases through a gene first,
+# 11 through a phenotype
+BANK_LOOPS = [
+    {
+        "labels": ["Disease", "Gene", "Disease"],
+        "relations": ["ASSOCIATED_WITH", "ASSOCIATED_WITH"],
+        "outgoing": [False, True],
+        "questions": 38,
+    },
+    {
+        "labels": ["Disease", "Phenotype", "Disease"],
+        "relations": ["HAS_PHENOTYPE", "HAS_PHENOTYPE"],
+        "outgoing": [True, False],
+        "questions": 11,
+    },
+]
+
+
+def test_learned_loops_keep_a_route_most_of_enough_training_questions_took() -> None:
+    (loop,) = learned_loops(BANK_LOOPS).values()
+    assert loop.label == "Disease" and (loop.questions, loop.of) == (38, 49)
+    assert [(h.source, h.relation, h.target, h.outgoing) for h in loop.hops] == [
+        ("Disease", "ASSOCIATED_WITH", "Gene", False),
+        ("Gene", "ASSOCIATED_WITH", "Disease", True),
+    ]
+    split = [BANK_LOOPS[0], {**BANK_LOOPS[1], "questions": 38}]
+    assert learned_loops(split) == {}  # no route has most of them
+    few = [{**BANK_LOOPS[0], "questions": MIN_QUESTIONS - 1}]
+    assert learned_loops(few) == {}  # too few questions
+    # a relation of the type with itself is the schema's own way back; a malformed row is skipped
+    one_hop = {"labels": ["Phenotype", "Phenotype"], "relations": ["IS_A"], "outgoing": [True], "questions": 40}
+    broken = {**BANK_LOOPS[0], "labels": ["Disease", "Gene"], "questions": 90}
+    assert set(learned_loops([one_hop, broken, *BANK_LOOPS])) == {"Disease"}
+
+
+def test_a_named_node_of_the_asked_type_walks_the_learned_loop() -> None:
+    question = "Which Dravet syndrome-allelic diseases show seizures?"
+    table = EntityTable((_row("Dravet syndrome", "Disease", 1.0), _row("seizures", "Phenotype", 1.0)))
+    planner = HeuristicPlanner(HPO_CONTEXT, learned_loops=learned_loops(BANK_LOOPS))
+    outcome = planner.plan(question, table, lambda plan: PlanCheck(True))
+    assert outcome.plan is not None
+    assert [(a.var, a.text) for a in outcome.plan.anchors] == [("a1", "Dravet syndrome"), ("a2", "seizures")]
+    hops = [(h.source, h.relation, h.target, h.direction) for h in outcome.plan.hops]
+    assert hops[:2] == [
+        ("a1", "ASSOCIATED_WITH", "x1_1", Direction.IN),  # the stored direction: Gene -> Disease
+        ("x1_1", "ASSOCIATED_WITH", "t", Direction.OUT),
+    ]
+    assert not any("no anchor of the plan" in note for note in outcome.notes)
+    (said,) = [note for note in outcome.notes if "Path-Bank" in note]
+    assert said.startswith("'Dravet syndrome' (Disease) reaches the asked type along Disease -ASSOCIATED_WITH- Gene")
+    # the route is the training questions' guess, not the question's words: when no target matches the whole plan,
+    # the plan that leaves the disease to the text runs ("Cystinosis-type disorders" share no gene with Cystinosis)
+    assert said.endswith("when no target matches the whole plan, the plan without it runs")
+    assert outcome.fallback is not None and [a.text for a in outcome.fallback.anchors] == ["seizures"]
+    # "allelic" joins the disease to the asked type: a relation, so the disease itself is no answer ...
+    assert outcome.looped_anchor is None
+    # ... while "the Dravet syndrome diseases" name a kind, which the disease itself may be: when it matches the
+    # rest itself, the branch ranks the fallback (`GraphBranch.execute`)
+    kind = planner.plan("Which Dravet syndrome diseases show seizures?", table, lambda plan: PlanCheck(True))
+    assert kind.fallback is not None and kind.looped_anchor == "a1"
+    # a route the question's words give ("share a gene") is no learned guess: no note, no fallback
+    said = planner.plan(
+        "Which diseases share a gene with Dravet syndrome and show seizures?", table, lambda plan: PlanCheck(True)
+    )
+    assert said.plan is not None and [a.text for a in said.plan.anchors] == ["Dravet syndrome", "seizures"]
+    assert said.fallback is None and said.looped_anchor is None
+    assert not any("Path-Bank" in note for note in said.notes)
+    # a described node of the asked type is the answer itself, and a hierarchy cue walks the hierarchy: no loop
+    described = EntityTable(
+        (
+            EntityRow(
+                Mention(text="a severe infant epilepsy", types=("Disease",), match_mode=MatchMode.DOC),
+                {"Disease": (NodeLink("ORPHA:33069", "Dravet syndrome", "Disease", 0.9, 30),)},
+            ),
+        )
+    )
+    itself = planner.build("Which disease is described as a severe infant epilepsy?", described)
+    assert not any(h.relation == "ASSOCIATED_WITH" for h in itself.hops)
 
 
 def test_plan_notes_say_what_the_asked_slot_held() -> None:
