@@ -475,10 +475,10 @@ def stored_child_to_parent(relation: str) -> bool | None:
     """Whether a self-relation is stored child -> parent (IS_A, SUBCLASS_OF, PART_OF...), parent -> child
     (HAS_SUBTYPE, HAS_CHILD...) or cannot be told from its name (None)."""
     name = relation.upper()
-    if name == "IS_A" or name.endswith("_OF") or name.startswith("IS_"):
-        return True
-    if name.startswith("HAS_") or name in ("PARENT_OF", "NARROWER"):
+    if name.startswith("HAS_") or name in ("PARENT_OF", "NARROWER"):  # before "_OF": PARENT_OF runs downwards
         return False
+    if name == "IS_A" or name.endswith("_OF") or name.startswith("IS_") or name == "BROADER":
+        return True
     return None
 
 

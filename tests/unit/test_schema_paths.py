@@ -189,6 +189,13 @@ def test_a_hierarchy_hop_is_directed_by_how_the_relation_is_stored() -> None:
         None,
         None,
     ]
+    # a parent -> child name ending in "_OF" is read as one; SKOS's pair both ways
+    assert [stored_child_to_parent(r) for r in ("PARENT_OF", "CHILD_OF", "NARROWER", "BROADER")] == [
+        False,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_a_type_word_introducing_a_description_names_no_type_on_the_way() -> None:
