@@ -153,7 +153,15 @@ class Settings(BaseSettings):
         default=0.8,
         ge=0.0,
         le=1.0,
-        description="In the soft pass, what a bound node's parent or child term counts of its score (0: none)",
+        description="In the soft pass, what a bound node's parent term counts of its score, and a neighbour along "
+        "a relation whose name does not say which way it runs (0: none)",
+    )
+    graph_descendant_credit: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="In the soft pass, what a bound node's child term counts of its score: an annotation to a more "
+        "specific term implies the asked one (the true-path rule; 0: none)",
     )
     graph_relevance_fallback: bool = Field(
         default=False,

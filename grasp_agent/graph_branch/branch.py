@@ -166,6 +166,7 @@ class GraphBranch:
             dense_weight=settings.graph_dense_weight,
             relax_below=settings.graph_relax_below,
             hierarchy_discount=settings.graph_hierarchy_discount,
+            descendant_credit=settings.graph_descendant_credit,
             question_fallback=settings.graph_relevance_fallback,
             lexical_weight=settings.graph_lexical_weight,
         )

@@ -134,8 +134,9 @@ class ExecutionSettings:
     timeout_ms: int = 5000
     max_rows: int = 200_000
     dense_weight: float = 1.0
-    relax_below: int = 1  # soft constraints (grasp.plan.execute's relaxBelow, hierarchyDiscount)
+    relax_below: int = 1  # soft constraints (grasp.plan.execute's relaxBelow, hierarchyDiscount, descendantCredit)
     hierarchy_discount: float = 0.8
+    descendant_credit: float = 1.0
     # weight of the relevance text's relative BM25 added to the procedure's score (`lexically_rescored`)
     lexical_weight: float = 0.0
     # GRASP rescores by the question when the plan has no relevance_text; off by default (Settings says why)
@@ -149,6 +150,7 @@ class ExecutionSettings:
             "denseWeight": self.dense_weight,
             "relaxBelow": self.relax_below,
             "hierarchyDiscount": self.hierarchy_discount,
+            "descendantCredit": self.descendant_credit,
             **self.extra,
         }
 

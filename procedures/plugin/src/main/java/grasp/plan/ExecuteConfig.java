@@ -26,15 +26,18 @@ import java.util.Set;
  * @param relaxBelow  soft constraints: with fewer targets than this matching the whole plan, rank the targets by how
  *                    much of it they match instead ({@link PartialMatcher}); default 1 (only when none matches), 0 never,
  *                    at most {@link PlanExecutor#MAX_LIMIT}
- * @param hierarchyDiscount in the soft pass, a bound node's neighbours along its type's self-relations (a parent or
- *                    child term) count this much of its score; default 0.8, in [0, 1], 0: none
+ * @param hierarchyDiscount in the soft pass, a bound node's parent terms along its type's self-relations (and any
+ *                    neighbour along one whose name does not say which way it runs) count this much of its score;
+ *                    default 0.8, in [0, 1], 0: none
+ * @param descendantCredit in the soft pass, a bound node's child terms count this much of its score: an annotation
+ *                    to a more specific term implies the asked one (the true-path rule); default 1.0, in [0, 1]
  */
 public record ExecuteConfig(
         long k, double tau, long maxRows, long timeoutMs, double denseWeight, long exactLimit, long indexTopN,
-        long relaxBelow, double hierarchyDiscount) {
+        long relaxBelow, double hierarchyDiscount, double descendantCredit) {
 
     static final Set<String> KEYS = Set.of("k", "tau", "maxRows", "timeoutMs", "denseWeight", "exactLimit", "indexTopN",
-            "relaxBelow", "hierarchyDiscount");
+            "relaxBelow", "hierarchyDiscount", "descendantCredit");
 
     public static ExecuteConfig parse(Map<String, Object> config) {
         Map<String, Object> values = known(config, KEYS);
@@ -47,7 +50,8 @@ public record ExecuteConfig(
                 integer(values, "exactLimit", 20_000, 0, ConfigValues.MAX_ROWS),
                 integer(values, "indexTopN", 10_000, 1, 100_000),
                 integer(values, "relaxBelow", 1, 0, PlanExecutor.MAX_LIMIT),
-                fraction(values, "hierarchyDiscount", 0.8));
+                fraction(values, "hierarchyDiscount", 0.8),
+                fraction(values, "descendantCredit", 1.0));
     }
 
     private static double fraction(Map<String, Object> values, String key, double fallback) {

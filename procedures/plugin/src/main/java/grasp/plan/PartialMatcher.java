@@ -17,8 +17,12 @@ import org.neo4j.graphdb.Transaction;
  * question names a phenotype more specific or more general than the annotation, or one anchor is linked wrongly).
  *
  * <p>Each anchor is run alone along its own path to the target, its bindings widened by their hierarchy neighbours
- * (one hop along every self-relation of the anchor's type, either direction, each scored {@code hierarchyDiscount}
- * times the binding's score), as phenotype-driven diagnosis tools credit an annotation to a parent or child term.
+ * (one hop along every self-relation of the anchor's type, either direction): a child term scored
+ * {@code descendantCredit} times the binding's score, a parent term (or a neighbour along a relation whose name does
+ * not say which way it runs) {@code hierarchyDiscount} times it. Phenotype-driven diagnosis tools credit an
+ * annotation to a more specific term in full (the true-path rule: a disease annotated with "Focal motor seizure"
+ * has "Motor seizure"; Phenomizer's similarity of a query term to a descendant's annotation is the query term's own
+ * information content) and one to a more general term only in part.
  * A target's score is the weighted mean of the anchors' best scores at it, each anchor weighted by its
  * specificity: the information content {@code ln(N / n)} of reaching n of the target type's N nodes (a rare
  * phenotype says more than one forty diseases share), at least {@link #MIN_WEIGHT}. The link confidence is the
@@ -62,16 +66,17 @@ final class PartialMatcher {
     }
 
     /**
-     * {@code bindings} plus each bound node's neighbours along its type's self-relations, scored {@code discount}
-     * times the binding (the better score when a node is reached twice); unchanged for discount 0 or a type
-     * without a self-relation.
+     * {@code bindings} plus each bound node's neighbours along its type's self-relations, a child term scored
+     * {@code childCredit} times the binding and any other {@code discount} times it (the better score when a node is
+     * reached twice); unchanged when both are 0 or for a type without a self-relation.
      */
-    List<Map<String, Object>> widened(Plan.Anchor anchor, List<Map<String, Object>> bindings, double discount) {
+    List<Map<String, Object>> widened(
+            Plan.Anchor anchor, List<Map<String, Object>> bindings, double discount, double childCredit) {
         String label = types.get(anchor.var());
         List<String> relations = schema.patterns().stream()
                 .filter(p -> p.source().equals(label) && p.target().equals(label))
                 .map(GraphSchema.Pattern::type).distinct().toList();
-        if (discount <= 0 || relations.isEmpty() || bindings.isEmpty()) {
+        if (discount <= 0 && childCredit <= 0 || relations.isEmpty() || bindings.isEmpty()) {
             return bindings;
         }
         Map<Object, Double> scores = new LinkedHashMap<>();
@@ -82,14 +87,18 @@ final class PartialMatcher {
             byKey.merge(String.valueOf(binding.get("id")), score, Math::max);
         }
         String query = "UNWIND $ids AS _id MATCH (n:" + quote(label) + " {id: _id})-[r]-(m:" + quote(label) + ") "
-                + "WHERE type(r) IN $relations RETURN n.id AS from, m.id AS id LIMIT $max";
+                + "WHERE type(r) IN $relations "
+                + "RETURN n.id AS from, m.id AS id, type(r) AS relation, startNode(r) = m AS fromNeighbour LIMIT $max";
         Map<String, Object> params = Map.of(
                 "ids", new ArrayList<>(scores.keySet()), "relations", relations, "max", (long) MAX_NEIGHBOURS);
         try (Result result = tx.execute(query, params)) {
             while (result.hasNext()) {
                 Map<String, Object> row = result.next();
-                double score = discount * byKey.getOrDefault(String.valueOf(row.get("from")), 0.0);
-                scores.merge(row.get("id"), score, Math::max);
+                boolean child = HierarchyDirection.isChild((String) row.get("relation"), (Boolean) row.get("fromNeighbour"));
+                double score = (child ? childCredit : discount) * byKey.getOrDefault(String.valueOf(row.get("from")), 0.0);
+                if (score > 0) {
+                    scores.merge(row.get("id"), score, Math::max);
+                }
             }
         }
         List<Map<String, Object>> out = new ArrayList<>();

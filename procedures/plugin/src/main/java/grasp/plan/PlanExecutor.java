@@ -182,7 +182,8 @@ public final class PlanExecutor {
         for (Plan.Anchor anchor : validation.plan().anchors()) {
             PlanCompiler alone = matcher.alone(anchor);
             List<Map<String, Object>> widened =
-                    matcher.widened(anchor, bindings.getOrDefault(anchor.var(), List.of()), config.hierarchyDiscount());
+                    matcher.widened(anchor, bindings.getOrDefault(anchor.var(), List.of()), config.hierarchyDiscount(),
+                            config.descendantCredit());
             Map<String, Object> anchorParams = alone.parameters(Map.of(anchor.var(), widened));
             checkRowBudget(tx, alone, anchorParams, budget);
             Map<Node, Double> found = new LinkedHashMap<>();

@@ -140,7 +140,8 @@ public final class PlanProcedures {
             + "(1.0), exactLimit (20000, at most " + ConfigValues.MAX_ROWS + ": exact dense scores up to this many "
             + "candidates, else the doc vector index), indexTopN (10000, at most 100000), relaxBelow (1: with fewer whole-plan "
             + "matches than this, rank targets by the share of the plan they match, each anchor alone, weighted by its "
-            + "specificity, bindings widened to hierarchy neighbours; 0 never), hierarchyDiscount (0.8, in [0, 1]); "
+            + "specificity, bindings widened to hierarchy neighbours; 0 never), hierarchyDiscount (0.8, in [0, 1]: a parent "
+            + "term's share), descendantCredit (1.0, in [0, 1]: a child term's share); "
             + "a value out of range is refused, "
             + "not clamped. Runs in the caller's transaction (it sees uncommitted writes); past timeoutMs the call fails with "
             + "'plan exceeded the time budget' and that transaction is terminated.")
@@ -152,7 +153,7 @@ public final class PlanProcedures {
                     List<Double> relevanceVector,
             @Name(value = "limit", defaultValue = "100", description = "Most rows returned, 1.." + PlanExecutor.MAX_LIMIT + ".")
                     long limit,
-            @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN, relaxBelow, hierarchyDiscount.")
+            @Name(value = "config", defaultValue = "{}", description = "Overrides: k, tau, maxRows, timeoutMs, denseWeight, exactLimit, indexTopN, relaxBelow, hierarchyDiscount, descendantCredit.")
                     Map<String, Object> config) {
         PlanExecutor executor = new PlanExecutor(tx, SchemaCache.get(db, tx), ExecuteConfig.parse(config));
         return executor.execute(planJson, anchorVectors, relevanceVector, limit).stream().map(ExecuteResult::new);

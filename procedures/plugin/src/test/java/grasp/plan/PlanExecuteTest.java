@@ -228,21 +228,40 @@ class PlanExecuteTest extends SmallKbTest {
     }
 
     @Test
-    void anAnnotationToAChildTermCountsWithTheHierarchyDiscount() {
+    void anAnnotationToAChildTermCountsInFullAndOneToAParentTermWithTheHierarchyDiscount() {
         kb.run("MATCH (c:Phenotype {id: 'HP:1'}) CREATE (c)-[:IS_A]->(:Phenotype {id: 'HP:5', name: 'Spasms'})");
         String plan = plan(anchor("a1", "Phenotype", "spasms"), hop("a1", "HAS_PHENOTYPE", "t"), DISEASE);
         Map<String, Object> given = Map.of("a1", List.of(Map.of("id", "HP:5", "score", 0.9)));
         List<Record> rows = execute(plan, given, null, Map.of());
-        // nobody has HP:5 itself; D:1 has its child HP:1, credited 0.8 x 0.9
+        // nobody has HP:5 itself; D:1 has its child HP:1, which implies it (the true-path rule): credited 1.0 x 0.9
         assertThat(ids(rows)).containsExactly("D:1");
-        assertClose(scores(rows, "anchorScore"), 0.72);
+        assertClose(scores(rows, "anchorScore"), 0.9);
         assertThat(rows.get(0).get("exact").asBoolean()).isFalse();
-        assertClose(scores(execute(plan, given, null, Map.of("hierarchyDiscount", 0.5)), "anchorScore"), 0.45);
-        assertThat(execute(plan, given, null, Map.of("hierarchyDiscount", 0.0))).isEmpty();
+        assertClose(scores(execute(plan, given, null, Map.of("descendantCredit", 0.5)), "anchorScore"), 0.45);
+        assertThat(execute(plan, given, null, Map.of("descendantCredit", 0.0))).isEmpty();
+        // asked for the child, D:1 has... the child itself; asked for a term whose parent D:1 has: the discount
+        kb.run("MATCH (c:Phenotype {id: 'HP:1'}) CREATE (:Phenotype {id: 'HP:6', name: 'Infantile spasms'})-[:IS_A]->(c)");
+        Map<String, Object> child = Map.of("a1", List.of(Map.of("id", "HP:6", "score", 0.9)));
+        assertClose(scores(execute(plan, child, null, Map.of()), "anchorScore"), 0.72);
+        assertClose(scores(execute(plan, child, null, Map.of("hierarchyDiscount", 0.5)), "anchorScore"), 0.45);
+        assertThat(execute(plan, child, null, Map.of("hierarchyDiscount", 0.0))).isEmpty();
         assertThatThrownBy(() -> execute(plan, given, null, Map.of("hierarchyDiscount", 1.5)))
                 .hasMessageContaining("config hierarchyDiscount must be a number in [0, 1]; got 1.5");
+        assertThatThrownBy(() -> execute(plan, given, null, Map.of("descendantCredit", -0.1)))
+                .hasMessageContaining("config descendantCredit must be a number in [0, 1]; got -0.1");
         assertThatThrownBy(() -> execute(plan, given, null, Map.of("relaxBelow", -1L)))
                 .hasMessageContaining("config relaxBelow must be an integer in [0, 100000]; got -1");
+    }
+
+    @Test
+    void aRelationWhoseNameSaysNoDirectionCountsEitherWayWithTheDiscount() {
+        assertThat(HierarchyDirection.childToParent("IS_A")).isTrue();
+        assertThat(HierarchyDirection.childToParent("PARENT_OF")).isFalse();
+        assertThat(HierarchyDirection.childToParent("HAS_CHILD")).isFalse();
+        assertThat(HierarchyDirection.childToParent("SIMILAR_TO")).isNull();
+        assertThat(HierarchyDirection.isChild("IS_A", true)).isTrue(); // (child)-[:IS_A]->(bound)
+        assertThat(HierarchyDirection.isChild("HAS_CHILD", false)).isTrue(); // (bound)-[:HAS_CHILD]->(child)
+        assertThat(HierarchyDirection.isChild("SIMILAR_TO", true)).isFalse();
     }
 
     @Test
@@ -287,7 +306,7 @@ class PlanExecuteTest extends SmallKbTest {
         assertThatThrownBy(() -> execute(ONE_HOP, Map.of("zz", TestKb.E1), null, Map.of()))
                 .hasMessageContaining("anchorVectors has key 'zz', which is not an anchor variable; anchors: [a1]");
         assertThatThrownBy(() -> execute(ONE_HOP, Map.of(), null, Map.of("fast", true)))
-                .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, exactLimit, hierarchyDiscount, indexTopN, k, maxRows, relaxBelow, tau, timeoutMs]");
+                .hasMessageContaining("unknown config key 'fast'; allowed: [denseWeight, descendantCredit, exactLimit, hierarchyDiscount, indexTopN, k, maxRows, relaxBelow, tau, timeoutMs]");
         assertThat(kb.nodeCount()).isEqualTo(10L);
     }
 
