@@ -311,9 +311,14 @@ class HeuristicPlanner:
             if fallback is not None
             else []
         )
-        # the plan built without the learned routes: where it differs, an anchor walks one (`learned_loop`)
-        unlooped = self.build(question, table, loops=False) if self._routes.learned_loop(plan.target.type) else plan
-        looped = self.loop_notes(plan, unlooped)
+        # the plan built without the learned routes: where it differs, an anchor walks one (`learned_loop`); only
+        # an anchor of the asked type can, so without one there is nothing to build again
+        may_loop = self._routes.learned_loop(plan.target.type) is not None and any(
+            anchor.type == plan.target.type for anchor in plan.anchors
+        )
+        unlooped = self.build(question, table, loops=False) if may_loop else plan
+        looped_anchors = self._looped_anchors(plan, unlooped)
+        looped = self.loop_notes(plan, looped_anchors)
         looped_anchor = None
         if looped and outcome.plan is not None:
             if fallback is None:
@@ -325,7 +330,7 @@ class HeuristicPlanner:
                     looped = [
                         f"{note}; when no target matches the whole plan, the plan without it runs" for note in looped
                     ]
-            first = self._looped_anchors(plan, unlooped)[0]
+            first = looped_anchors[0]
             # "X-allelic diseases": a word of its own joins X to the asked type, a relation the schema has no name
             # for; "the X disorders", "X-type disorders" name a kind, which X itself may be
             said = self._joined_by_word(question, table, first.text)
@@ -408,15 +413,15 @@ class HeuristicPlanner:
         kept = {anchor.text for anchor in unlooped.anchors}
         return [anchor for anchor in plan.anchors if anchor.type == plan.target.type and anchor.text not in kept]
 
-    def loop_notes(self, plan: Plan, unlooped: Plan) -> list[str]:
-        """The anchors of the asked type routed the way training questions with such a topic went (`learned_loop`)."""
+    def loop_notes(self, plan: Plan, looped: Sequence[Anchor]) -> list[str]:
+        """The `looped` anchors, routed the way training questions with such a topic went (`learned_loop`)."""
         loop = self._routes.learned_loop(plan.target.type)
         if loop is None:
             return []
         return [
             f"'{anchor.text}' ({anchor.type}) reaches the asked type along {loop.signature}: the route {loop.questions} "
             f"of the Path-Bank's {loop.of} training questions from a {anchor.type} to {anchor.type} answers took first"
-            for anchor in self._looped_anchors(plan, unlooped)
+            for anchor in looped
         ]
 
     def route_notes(self, question: str, table: EntityTable) -> list[str]:
