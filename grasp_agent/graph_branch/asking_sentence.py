@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from grasp_agent.graph_branch.asked_type import QUESTION_WORDS
 
 # A sentence ends at . ! ? ; or : followed by a space: "Sorry if this is obvious: which genes ...?" asks after
-# the colon, and "... but never mind that; which ..." after the semicolon.
-_BREAK = re.compile(r"[.!?;:]+\s+")
+# the colon, and "... but never mind that; which ..." after the semicolon; a closing bracket may come between
+# ("(Asking for a class.) Thanks!").
+_BREAK = re.compile(r"[.!?;:]+\)?\s+")
 _QUESTION_WORD = re.compile(rf"\b({QUESTION_WORDS})\b", re.IGNORECASE)
 
 
@@ -84,3 +85,28 @@ def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
     outside = said_only_around(question, mentions, mentions)
     inside = any(mention not in outside and _occurrences(question, mention) for mention in mentions)
     return outside if inside else frozenset()
+
+
+def aside_spans(question: str, mentions: Sequence[str]) -> list[tuple[int, int]]:
+    """(start, end) of the question's asides: the sentences that neither ask (`asking_span`) nor hold one of
+    `mentions` ("I'm preparing slides for our journal club and got stuck.", "(Asking for a genetics class.)",
+    "Thanks a lot!"); none when no sentence asks apart from others."""
+    asking = asking_span(question, mentions)
+    if asking is None:
+        return []
+    places = [place for mention in mentions for place in _occurrences(question, mention)]
+    return [
+        (start, end)
+        for start, end in sentence_spans(question, mentions)
+        if (start, end) != asking and not any(s >= start and e <= end for s, e in places)
+    ]
+
+
+def without_asides(question: str, mentions: Sequence[str]) -> str:
+    """The question without its asides (`aside_spans`): their words say nothing of the answer, yet a relevance
+    text holding them would order the targets by them. The question itself when it has none."""
+    asides = aside_spans(question, mentions)
+    if not asides:
+        return question
+    spans = [span for span in sentence_spans(question, mentions) if span not in asides]
+    return " ".join(question[start:end] for start, end in spans)

@@ -18,12 +18,13 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.asking_sentence import aside_spans
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
 from grasp_agent.graph_branch.name_dictionary import is_symbol
@@ -42,6 +43,9 @@ DEFAULT_MIN_SCORE = 0.5
 # The same for the cosine with a node's own text (a definition, a synonym): a description is said in the words
 # of a definition, which the document's name and neighbour lists dilute (chosen on train, docs/benchmarks.md).
 DEFAULT_MIN_OWN_TEXT_SCORE = 0.7
+# A clause made of names links as a description only this closely: quoted definitions read 0.99; two names
+# joined read up to 0.85 on the benchmark's train split and 0.87 on generated sets (docs/benchmarks.md).
+QUOTED_DEFINITION_SCORE = 0.9
 MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a name the span finder tries
 NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
 FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
@@ -86,6 +90,16 @@ _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|(?<=[a-z]{3})\.\s+")
 _COORDINATION = re.compile(r"\s(?:and|or|but|yet|plus|as well as|(?:along |together )?with)\s", re.IGNORECASE)
 # every break between the fine pieces of a question: the clause breaks, sentences and coordinations
 _FINE_BREAKS = (_BREAK, _SENTENCE, _COORDINATION)
+# Words that count or measure: a coordination between two of them ("one or more", "two or three") joins numbers
+# inside one phrase, not two clauses. English, no SKB's words.
+QUANTIFIERS = frozenset(
+    """
+one two three four five six seven eight nine ten several many few more less fewer most least all some any both
+each either
+""".split()
+)  # noqa: SIM905
+_QUANTIFIER_BEFORE = re.compile(r"(\w+)\s*$")
+_QUANTIFIER_AFTER = re.compile(r"\s*(\w+)")
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 # A relative clause opening right after a piece: "failure to name people and objects *that* are correctly perceived"
 _RELATIVE = re.compile(r"\s+(?:that|which|who|whose|where|when)\s", re.IGNORECASE)
@@ -96,6 +110,11 @@ class Clause:
     start: int  # character offsets into the question
     end: int
     text: str
+    # A coordination inside joins a named mention ("X and a child term of Y"), or the clause is mostly the words
+    # of two or more ("paralysis of one or more extraocular muscles that ..."): two entities, or a definition made
+    # of names. Only a reading as close as a quoted definition's makes it one (`QUOTED_DEFINITION_SCORE`).
+    joins_a_name: bool = False
+    mostly_names: bool = False
 
 
 def description_words(schema: SkbSchema) -> frozenset[str]:
@@ -119,6 +138,30 @@ def _trim(
     return Clause(words[0].start(), words[-1].end(), question[words[0].start() : words[-1].end()])
 
 
+def _breaks(question: str, patterns: Sequence[re.Pattern[str]], start: int = 0) -> list[re.Match[str]]:
+    """The matches of `patterns` in the question from `start`, except a coordination between two quantifiers
+    ("paralysis of one or more extraocular muscles")."""
+    found = []
+    for pattern in patterns:
+        for match in pattern.finditer(question, start):
+            if pattern is _COORDINATION and _between_quantifiers(question, match):
+                continue
+            found.append(match)
+    return found
+
+
+def _between_quantifiers(question: str, match: re.Match[str]) -> bool:
+    before = _QUANTIFIER_BEFORE.search(question, 0, match.start())
+    after = _QUANTIFIER_AFTER.match(question, match.end())
+    return (
+        before is not None and after is not None and _is_quantifier(before.group(1)) and _is_quantifier(after.group(1))
+    )
+
+
+def _is_quantifier(word: str) -> bool:
+    return word.isdigit() or word.lower() in QUANTIFIERS
+
+
 def _pieces(
     question: str,
     quoted: Sequence[tuple[int, int]],
@@ -128,7 +171,7 @@ def _pieces(
 ) -> list[Clause]:
     """The trimmed pieces of the question between `breaks` and quoted passages, outside those passages."""
     bounds = [0, len(question)] + [edge for passage in quoted for edge in passage]
-    bounds += [edge for pattern in breaks for m in pattern.finditer(question) for edge in (m.start(), m.end())]
+    bounds += [edge for m in _breaks(question, breaks) for edge in (m.start(), m.end())]
     edges = sorted(set(bounds))
     pieces = []
     for start, end in zip(edges, edges[1:], strict=False):
@@ -151,10 +194,11 @@ def candidate_clauses(
 ) -> list[Clause]:
     """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame and of
     the `trailing` words after it; and the longer pieces that keep their coordinations ("flexion or extension of
-    the trunk"), unless one of the conjuncts is a `named` mention (then "and" joins two entities, not the parts of
-    one description); each of these with the relative clause right after it (`_with_relative_clause`). Only
-    clauses with at least `min_content_words` words outside `frame` that the `named` mentions do not mostly
-    cover (of the words the SKB's name `vocabulary` holds, when given: `named_share`). The `keywords` ranges
+    the trunk"), marked `joins_a_name` when one of the conjuncts is a `named` mention (then "and" may join two
+    entities, not the parts of one description); each of these with the relative clause right after it
+    (`_with_relative_clause`). Only clauses with at least `min_content_words` words outside `frame`; those the
+    `named` mentions mostly cover (of the words the SKB's name `vocabulary` holds, when given: `named_share`) only
+    when two or more mentions lie inside, marked `mostly_names` (a definition made of names). The `keywords` ranges
     (name keywords: "with X in its name") end a clause and belong to none, as a quoted passage's words belong to
     no other clause."""
     clauses: list[Clause] = []
@@ -169,19 +213,30 @@ def candidate_clauses(
     clauses += fine
     for coarse in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing):
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
-        if all(named_share(c, named, frame, vocabulary) < NAMED_SHARE for c in conjuncts):
-            clauses.append(coarse)
+        joins = len(conjuncts) > 1 and any(named_share(c, named, frame, vocabulary) >= NAMED_SHARE for c in conjuncts)
+        clauses.append(replace(coarse, joins_a_name=joins))
     clauses += [
-        joined for c in clauses if (joined := _with_relative_clause(question, c, outside, trailing)) is not None
+        replace(joined, joins_a_name=c.joins_a_name)
+        for c in clauses
+        if (joined := _with_relative_clause(question, c, outside, trailing)) is not None
     ]
-    clauses += [lead for c in clauses if (lead := _without_subject(question, c, frame, trailing)) is not None]
+    clauses += [
+        replace(lead, joins_a_name=c.joins_a_name)
+        for c in clauses
+        if (lead := _without_subject(question, c, frame, trailing)) is not None
+    ]
     kept = [
-        c
+        c if named_share(c, named, frame, vocabulary) < NAMED_SHARE else replace(c, mostly_names=True)
         for c in clauses
         if len(_content_words(c.text, frame)) >= min_content_words
-        and named_share(c, named, frame, vocabulary) < NAMED_SHARE
+        and (named_share(c, named, frame, vocabulary) < NAMED_SHARE or _names_inside(c, named, frame) >= 2)
     ]
-    return list({(c.start, c.end): c for c in kept}.values())
+    unique: dict[tuple[int, int], Clause] = {}
+    for clause in kept:  # one reading per span, the one a plain reading links if there is one
+        known = unique.get((clause.start, clause.end))
+        if known is None or not (clause.joins_a_name or clause.mostly_names):
+            unique[(clause.start, clause.end)] = clause
+    return list(unique.values())
 
 
 # Words after which a noun phrase starts: determiners, and the verbs a question ties a description by. A
@@ -206,7 +261,7 @@ def _with_relative_clause(
     opened = _RELATIVE.match(question, clause.end)
     if opened is None:
         return None
-    ends = [m.start() for pattern in _FINE_BREAKS for m in pattern.finditer(question, opened.end())]
+    ends = [m.start() for m in _breaks(question, _FINE_BREAKS, opened.end())]
     ends += [start for start, _ in outside if start >= opened.end()]
     return _trim(question, clause.start, min(ends, default=len(question)), frozenset(), trailing)
 
@@ -240,6 +295,12 @@ def clause_frame(schema: SkbSchema, quantities: Iterable[str] = (), keys: Iterab
     quantity_words = {w for prop in quantities for w in spaced_name(prop).split()}
     key_words = {w for prop in keys for w in spaced_name(prop).split()}
     return FRAME_WORDS | words | key_words | (quantity_words | HIGHER | LOWER if quantity_words else frozenset())
+
+
+def _names_inside(clause: Clause, named: Sequence[str], frame: frozenset[str]) -> int:
+    """How many of the `named` mentions (by their content words) lie whole inside the clause."""
+    words = set(_content_words(clause.text, frame))
+    return sum(1 for mention in named if (inside := _content_words(mention, frame)) and set(inside) <= words)
 
 
 def _content_words(text: str, frame: frozenset[str] = FRAME_WORDS) -> list[str]:
@@ -328,6 +389,10 @@ def names_a_symbol(question: str, clause: Clause, mentions: Sequence[Mention]) -
     return any(
         _inside(question, mention, clause) and len(mention.text) > 1 and is_symbol(mention.text) for mention in mentions
     )
+
+
+def _within(clause: Clause, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= clause.start and clause.end <= end for start, end in spans)
 
 
 def names_its_link(question: str, clause: Clause, linked_name: str, mentions: Sequence[Mention]) -> bool:
@@ -425,6 +490,7 @@ class DescribedMentionFinder:
         clauses = self.clauses(question, mentions)
         if not clauses:
             return list(mentions)
+        asides = aside_spans(question, [m.text for m in mentions if m.role is MentionRole.ANCHOR])
         scored = [
             (best[0], clause, best[1])
             for clause, best in zip(clauses, self._best_links(clauses), strict=True)
@@ -438,6 +504,13 @@ class DescribedMentionFinder:
                 or not names_another_type(question, clause, best[1], mentions)
                 and not names_a_symbol(question, clause, mentions)
             )
+            # a clause made of names ("paralysis of one or more extraocular muscles that are responsible for eye
+            # movements"; "ventricular septal defect and lateral ventricle dilatation") is one description only
+            # when it reads as closely as a quoted definition
+            and (not (clause.joins_a_name or clause.mostly_names) or best[0] >= QUOTED_DEFINITION_SCORE)
+            # a sentence around the question that names nothing ("(Asking for a genetics class.)") is first an
+            # aside: it describes an entity only as closely as a definition does
+            and (best[0] >= self._min_own_text_score or not _within(clause, asides))
             # nor is a clause whose best document is the node a name inside it names ("people speak in Kenya" read
             # as Kenya): the name says that already, and the clause would take the words that ask ("speak")
             and not names_its_link(question, clause, best[2], mentions)

@@ -30,7 +30,7 @@ from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
-from grasp_agent.graph_branch.asking_sentence import context_mentions, said_only_around
+from grasp_agent.graph_branch.asking_sentence import context_mentions, said_only_around, without_asides
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
@@ -771,7 +771,9 @@ class HeuristicPlanner:
             best = max(itself, key=lambda row: row.best.score if row.best is not None else 0.0)
             anchors.append(Anchor(var="t", type=target_label, text=best.mention.text, match_mode=MatchMode.NAME))
             estimates.append(1.0)
-        leftover = relevance_text(question, [a.text for a in anchors] + ([asked[1]] if asked else []))
+        # the sentences around the question that name no anchor ("Thanks a lot!") say nothing of the answer
+        about = without_asides(question, [a.text for a in anchors])
+        leftover = relevance_text(about, [a.text for a in anchors] + ([asked[1]] if asked else []))
         # content: a word no frame word lists, and (with the SKB's name vocabulary) one its names use ("my
         # daughter ... what could this be" leaves nothing a node's text could be rescored by)
         vocabulary = self._name_vocabulary

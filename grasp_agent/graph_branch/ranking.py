@@ -29,6 +29,7 @@ import numpy as np
 from neo4j.exceptions import ClientError
 
 from grasp_agent.embed.base import GraspEmbedder
+from grasp_agent.graph_branch.asking_sentence import without_asides
 from grasp_agent.graph_branch.described_mentions import OwnTextSearch
 from grasp_agent.graph_branch.name_dictionary import NameDictionary
 from grasp_agent.graph_branch.phrases import folded_words
@@ -259,6 +260,8 @@ class PlanRunner:
         when the plan has none); an empty ranking with the server's reason when the plan fails at execution
         (budget exceeded, no binding)."""
         plan_json = plan.to_json()
+        if question is not None:  # its asides ("Thanks a lot!") neither rescore the targets nor unsettle their ties
+            question = without_asides(question, [anchor.text for anchor in plan.anchors])
         anchors = self.anchor_inputs(plan)
         relevance = self.relevance_vector(plan, question)
         note = None
@@ -343,10 +346,18 @@ class PlanRunner:
             return nodes  # a quantity orders them
         if not any(_same_score(a, b) for a, b in zip(nodes, nodes[1:], strict=False)):
             return nodes  # no tie: no need to score the anchors' text
-        names = " ".join(self._anchor_name(anchor) for anchor in plan.anchors).strip()
+        names = " ".join(self._tie_name(anchor, nodes) for anchor in plan.anchors).strip()
         if not names:
             return nodes
         return ties_by_anchor_text(nodes, self._lexical.relative_document_scores(names, [n.node_id for n in nodes]))
+
+    def _tie_name(self, anchor: Anchor, nodes: Sequence[RankedNode]) -> str:
+        """What an anchor's text counts as when ties are ordered: its node's name. A described anchor's node is
+        the one the targets' witnesses bind it to most often: the clause's own words follow the wording ("something
+        like supernumerary digits ..." and "postaxial hand polydactyly" would order one set of ties two ways)."""
+        if anchor.match_mode is MatchMode.NAME:
+            return self._anchor_name(anchor)
+        return bound_name(anchor.var, nodes) or anchor.text
 
     def _anchor_name(self, anchor: Anchor) -> str:
         """The anchor's node name as the SKB writes it when the name dictionary knows it, else its text."""
@@ -401,6 +412,18 @@ def ties_by_anchor_text(nodes: Sequence[RankedNode], anchor_bm25: Sequence[float
         ordered.extend(nodes[i] for i in run)
         start = end
     return ordered
+
+
+def bound_name(var: str, nodes: Sequence[RankedNode]) -> str | None:
+    """The name of the node the targets' witnesses bind `var` to most often (the first such in rank order on a
+    tie), None when no witness binds it (pure)."""
+    counts: dict[str, int] = {}
+    for node in nodes:
+        for step in node.witness:
+            if step.get("var") == var and isinstance(name := step.get("name"), str) and name:
+                counts[name] = counts.get(name, 0) + 1
+                break
+    return max(counts, key=lambda name: counts[name]) if counts else None
 
 
 def holders_first(nodes: Sequence[RankedNode], terms: Sequence[str]) -> list[RankedNode]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from grasp_agent.graph_branch.asking_sentence import (
+    aside_spans,
     asking_span,
     context_mentions,
     said_only_around,
     sentence_spans,
+    without_asides,
 )
 
 
@@ -67,3 +69,27 @@ def test_words_said_only_around_the_asking_sentence() -> None:
     assert said_only_around(named, ["genes"]) == {"genes"}
     assert "genes" not in said_only_around(named, ["genes"], ["EMG: axonal abnormality"])
     assert len(sentence_spans(named, ["emg: axonal abnormality"])) == 1
+
+
+def test_asides_are_the_sentences_that_neither_ask_nor_name_a_mention() -> None:
+    question = (
+        "I'm preparing slides for our journal club and got stuck. EHMT1 mutations plus natal tooth: which disease "
+        "is it? (Asking for a genetics class.) Thanks a lot!"
+    )
+    mentions = ["EHMT1", "natal tooth"]
+    assert [question[s:e] for s, e in aside_spans(question, mentions)] == [
+        "I'm preparing slides for our journal club and got stuck.",
+        "(Asking for a genetics class.)",
+        "Thanks a lot!",
+    ]
+    assert without_asides(question, mentions) == "EHMT1 mutations plus natal tooth: which disease is it?"
+
+
+def test_a_sentence_naming_a_mention_is_no_aside_and_one_sentence_has_none() -> None:
+    vignette = "My son has natal tooth and the panel flagged EHMT1. What could this be?"
+    assert aside_spans(vignette, ["EHMT1", "natal tooth"]) == []
+    assert without_asides(vignette, ["EHMT1", "natal tooth"]) == vignette
+    # the sentence that asks stays though it names nothing; a question no sentence of which asks has no asides
+    assert without_asides("Thanks. Which disease is it?", ["X"]) == "Which disease is it?"
+    assert without_asides("List diseases with X", ["X"]) == "List diseases with X"
+    assert without_asides("Hello there. Diseases with X.", ["X"]) == "Hello there. Diseases with X."

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 import pytest
 
 from grasp_agent.graph_branch.described_mentions import (
     DESCRIPTION_WORDS,
     FRAME_WORDS,
+    QUOTED_DEFINITION_SCORE,
     TRAILING_WORDS,
     Clause,
+    DescribedMentionFinder,
     candidate_clauses,
     clause_frame,
     describes_one,
@@ -22,6 +28,7 @@ from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
+from grasp_agent.graph_branch.phrases import phrase_key
 from grasp_agent.graph_branch.plan import MatchMode, Risk, plan_json_schema
 from grasp_agent.graph_branch.procedure_calls import NodeLink
 from grasp_agent.graph_branch.type_words import type_words
@@ -30,7 +37,9 @@ from tests.unit.test_graph_branch_units import HPO_CONTEXT
 
 
 def _texts(question: str, named: tuple[str, ...] = ()) -> list[str]:
-    return [clause.text for clause in candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), named)]
+    """The clauses that may describe an entity at any reading (not those made of names)."""
+    clauses = candidate_clauses(question, clause_frame(HPO_CONTEXT.schema), named)
+    return [clause.text for clause in clauses if not (clause.joins_a_name or clause.mostly_names)]
 
 
 @pytest.mark.parametrize(
@@ -299,3 +308,97 @@ def test_a_clause_around_a_symbol_is_a_sentence_about_it() -> None:
     described = "rods appear more severely affected than cones"
     assert not names_a_symbol(described, Clause(0, len(described), described), [Mention(text="affected")])
     assert not names_a_symbol(question, clause, [Mention(text="SLC37A4", role=MentionRole.TARGET)])
+
+
+def test_a_coordination_between_quantifiers_joins_no_clauses() -> None:
+    question = "Which disease has muscular hypotonia of one or more limbs and a small jaw?"
+    assert "muscular hypotonia of one or more limbs" in _texts(question)
+    assert "muscular hypotonia of one" not in _texts(question)
+
+
+def test_clauses_made_of_names_are_marked_not_dropped() -> None:
+    frame = clause_frame(HPO_CONTEXT.schema)
+    joined = (
+        "Which diseases present with a generalized decrease in bone mineral density and are associated with DDRGK1?"
+    )
+    (coarse,) = [c for c in candidate_clauses(joined, frame, ("DDRGK1",)) if c.joins_a_name]
+    assert coarse.text == "generalized decrease in bone mineral density and are associated with DDRGK1"
+    question = "Which disorder involves both ATP5MK and the finding of paralysis of one or more extraocular muscles?"
+    clauses = candidate_clauses(question, frame, ("ATP5MK", "paralysis", "extraocular muscles"))
+    assert [c.text for c in clauses if c.mostly_names and not c.joins_a_name] == [
+        "paralysis of one or more extraocular muscles"
+    ]
+    # one name and its frame is that name, not a clause made of names
+    single = candidate_clauses(
+        "Which disorders have Delayed CNS myelination as a feature?", frame, ("Delayed CNS myelination",)
+    )
+    assert single == []
+
+
+class _Readings:
+    """A document encoder, doc index and own-text index in one: each clause reads as the table says."""
+
+    def __init__(self, doc: dict[str, float], own: dict[str, float]) -> None:
+        self.doc, self.own = doc, own
+        self.texts: list[str] = []
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        start = len(self.texts)
+        self.texts += list(texts)
+        return np.arange(start, start + len(texts), dtype=np.float32)[:, None]
+
+    def link_many(self, vectors: dict[str, Any], labels: Any, mode: str, k: int, min_score: float) -> dict[str, Any]:
+        links = {}
+        for var, vector in vectors.items():
+            text = self.texts[int(np.asarray(vector).ravel()[0])]
+            links[var] = (
+                [NodeLink("HP:doc", "Some phenotype", "Phenotype", self.doc[text], 1)] if text in self.doc else []
+            )
+        return links
+
+    def own_text_matches(self, vectors: np.ndarray, k: int, node_types: Any = None) -> list[list[Any]]:
+        texts = [self.texts[int(v[0])] for v in vectors]
+        return [[("HP:own", "Phenotype", self.own[t])] if t in self.own else [] for t in texts]
+
+
+def _finder(readings: _Readings, vocabulary: frozenset[str] | None = None) -> DescribedMentionFinder:
+    return DescribedMentionFinder(
+        readings,  # type: ignore[arg-type]
+        readings,  # type: ignore[arg-type]
+        HPO_CONTEXT.schema,
+        own_text=readings,
+        name_vocabulary=vocabulary,
+    )
+
+
+def test_a_clause_made_of_names_describes_one_entity_only_as_closely_as_a_quoted_definition() -> None:
+    question = (
+        "Which disorder involves both ATP5MK and the finding of paralysis of one or more extraocular muscles that are "
+        "responsible for eye movements?"
+    )
+    clause = "paralysis of one or more extraocular muscles that are responsible for eye movements"
+    mentions = [
+        Mention(text="ATP5MK", types=("Gene",)),
+        Mention(text="paralysis", types=("Phenotype",)),
+        Mention(text="extraocular muscles", types=("Phenotype",)),
+    ]
+    # the words the SKB's names use: "responsible" is none, so the clause is mostly the two names' words
+    vocabulary = frozenset(phrase_key(word) for word in ("paralysis", "extraocular", "muscles", "eye", "movements"))
+    quoted = _finder(_Readings({}, {clause: 0.99}), vocabulary).add(question, mentions)
+    assert [(m.text, m.match_mode) for m in quoted] == [("ATP5MK", MatchMode.NAME), (clause, MatchMode.DOC)]
+    # two names joined read as closely as a definition paraphrased: still two names
+    close = _finder(_Readings({}, {clause: QUOTED_DEFINITION_SCORE - 0.05}), vocabulary).add(question, mentions)
+    assert [m.text for m in close] == ["ATP5MK", "paralysis", "extraocular muscles"]
+
+
+def test_an_aside_describes_an_entity_only_as_closely_as_a_definition_does() -> None:
+    aside = "Which disease shows hemiballismus? (Asking for a genetics class.)"
+    mentions = [Mention(text="hemiballismus", types=("Phenotype",))]
+    weak = _finder(_Readings({"Asking for a genetics class": 0.6}, {})).add(aside, mentions)
+    assert [m.text for m in weak] == ["hemiballismus"]
+    close = _finder(_Readings({}, {"Asking for a genetics class": 0.8})).add(aside, mentions)
+    assert [m.text for m in close] == ["hemiballismus", "Asking for a genetics class"]
+    # the same reading in the sentence that asks describes an entity
+    asked = "Which disease shows hemiballismus when asking for a genetics class?"
+    found = _finder(_Readings({"asking for a genetics class": 0.6}, {})).add(asked, mentions)
+    assert [m.text for m in found] == ["hemiballismus", "asking for a genetics class"]

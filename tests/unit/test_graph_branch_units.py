@@ -3,6 +3,8 @@ witness rendering, prompts and the narrowed JSON Schemas."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from grasp_agent.graph_branch.answer_types import fit_answer_type_prior
@@ -15,6 +17,7 @@ from grasp_agent.graph_branch.procedure_calls import NodeLink, PlanCheck, Ranked
 from grasp_agent.graph_branch.prompts import EXTRACTION_DEMOS, extraction_messages, planner_messages
 from grasp_agent.graph_branch.ranking import (
     PlanRunner,
+    bound_name,
     content_words,
     format_path,
     holders_first,
@@ -54,6 +57,18 @@ HPO_CONTEXT = SkbContext(
 def _row(text: str, label: str, score: float, degree: int = 10, role: MentionRole = MentionRole.ANCHOR) -> EntityRow:
     link = NodeLink(f"{label}:{text}", text.capitalize(), label, score, degree)
     return EntityRow(Mention(text=text, types=(label,), role=role), {label: (link,)})
+
+
+def test_the_relevance_text_leaves_out_the_sentences_around_the_question() -> None:
+    # "slides", "journal", "class" would rescore the targets by the aside's wording; the asking sentence keeps its
+    # own words ("congenital")
+    table = EntityTable((_row("cataract", "Phenotype", 1.0),))
+    asides = "I'm preparing slides for our journal club. Which congenital diseases have cataract? (For a class.)"
+    plan = HeuristicPlanner(HPO_CONTEXT).build(asides, table)
+    assert "congenital" in plan.relevance_text
+    assert not {"slides", "journal", "club", "class"} & set(plan.relevance_text.lower().split())
+    plain = HeuristicPlanner(HPO_CONTEXT).build("Which congenital diseases have cataract?", table)
+    assert plan.relevance_text == plain.relevance_text
 
 
 def test_entity_table_keeps_predicted_types_and_adds_one_strong_other() -> None:
@@ -523,6 +538,33 @@ def test_targets_the_plan_scores_alike_are_ordered_by_how_much_their_documents_a
     assert same == nodes
     mixed = [node("a", 1.0), node("b", 1.0, exact=False)]
     assert ties_by_anchor_text(mixed, [0.0, 1.0]) == mixed
+
+
+def test_ties_are_ordered_by_the_node_a_described_anchor_is_bound_to_not_by_its_wording() -> None:
+    from grasp_agent.graph_branch.plan import Plan
+    from grasp_agent.text_branch.bm25_index import LexicalIndex
+    from tests.unit.test_text_branch_fields import toy_corpus
+
+    runner = PlanRunner(None, None, None, frame_words=frame_words(HPO_CONTEXT))  # type: ignore[arg-type]
+    runner = runner.with_lexical(LexicalIndex.build(toy_corpus()))
+    plan = Plan.model_validate(
+        {
+            "anchors": [{"var": "a1", "type": "Phenotype", "text": "a clouding of the lens", "match_mode": "doc"}],
+            "hops": [{"source": "a1", "relation": "HAS_PHENOTYPE", "target": "t"}],
+            "target": {"var": "t", "type": "Disease"},
+        }
+    )
+    bound = ({"var": "a1", "id": "P5", "name": "Cataract", "label": "Phenotype"},)
+    tied = [
+        RankedNode("D4", "Alport syndrome", 1.0, 0.0, 1.0, bound),
+        RankedNode("D3", "Congenital cataract", 1.0, 0.0, 1.0, bound),
+    ]
+    assert bound_name("a1", tied) == "Cataract" and bound_name("a2", tied) is None
+    # the described anchor reads as the node it is bound to, "Cataract", which D3's name holds
+    assert [n.node_id for n in runner.tie_order(plan, tied)] == ["D3", "D4"]
+    # without a witness the clause's own words order nothing here, and the procedure's order stays
+    unbound = [dataclasses.replace(node, witness=()) for node in tied]
+    assert [n.node_id for n in runner.tie_order(plan, unbound)] == ["D4", "D3"]
 
 
 def test_a_name_holds_a_keyword_as_the_procedure_reads_it() -> None:
