@@ -49,6 +49,7 @@ from grasp_agent.graph_branch.route_reading import RouteReader, leading_type
 from grasp_agent.graph_branch.schema_paths import (
     SchemaHop,
     asked_slot_word,
+    hierarchy_cue_phrases,
     hierarchy_step,
     is_negative_relation,
     mention_hierarchy_cue,
@@ -636,6 +637,7 @@ class HeuristicPlanner:
         hops: list[Hop] = []
         estimates: list[float] = []
         itself: list[EntityRow] = []  # anchors named by an alias that are the answer
+        said: list[str] = []  # the words the hops say besides the mentions: hierarchy cues ("a more specific kind of")
         confident = asked is not None or routes.sure_target(
             [row.best.label for row in anchor_rows if row.best is not None],
             relevance_text(question, mentions),
@@ -764,6 +766,8 @@ class HeuristicPlanner:
                 Anchor(var=var, type=row.best.label, text=row.mention.text, match_mode=row.mention.match_mode)
             )
             hops.extend(self._hops(var, path, len(anchors)))
+            if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
+                said += hierarchy_cue_phrases(" ".join(before), " ".join(after))
             estimates.append(self._candidates(row, path))
             confident = confident and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
         if not anchors and itself:
@@ -773,7 +777,7 @@ class HeuristicPlanner:
             estimates.append(1.0)
         # the sentences around the question that name no anchor ("Thanks a lot!") say nothing of the answer
         about = without_asides(question, [a.text for a in anchors])
-        leftover = relevance_text(about, [a.text for a in anchors] + ([asked[1]] if asked else []))
+        leftover = relevance_text(about, [a.text for a in anchors] + said + ([asked[1]] if asked else []))
         # content: a word no frame word lists, and (with the SKB's name vocabulary) one its names use ("my
         # daughter ... what could this be" leaves nothing a node's text could be rescored by)
         vocabulary = self._name_vocabulary
@@ -874,9 +878,10 @@ class HeuristicPlanner:
         return _set_aside(table, {id(row) for row in self.context_rows(question, table)})
 
     def without_compound_names(self, question: str, table: EntityTable) -> EntityTable:
-        """The table with the mentions that together spell a name keyword before the asked type's word in the
-        context role ("the *parkinsonism-dystonia* disorders with X" asks for disorders so named, not for a
-        conjunction of parkinsonism and dystonia, which their annotations need not hold both of)."""
+        """The table with the mentions that together spell a name keyword before the asked type's word, or are a
+        part of one, in the context role ("the *parkinsonism-dystonia* disorders with X" asks for disorders so
+        named, not for a conjunction of parkinsonism and dystonia, which their annotations need not hold both of;
+        "the *early-onset* disorders" for no phenotype "Onset")."""
         rows = self._anchor_rows(table)
         asked = target_mention(question, self._context.schema, [row.mention.text for row in rows])
         if asked is None or self._name_shares is None:
@@ -885,9 +890,10 @@ class HeuristicPlanner:
         keywords = modifier_keywords(question, asked[1], named, self._name_shares(asked[0]), self._noise_words)
         aside: set[int] = set()
         for keyword in keywords:
-            inside = [id(row) for row in rows if row.mention.text.lower() in keyword.lower()]
-            if len(inside) > 1:
-                aside.update(inside)
+            inside = [row for row in rows if row.mention.text.lower() in keyword.lower()]
+            # two mentions spell it, or one is a part of it ("onset" of "early-onset"), not all of it ("spastic")
+            if len(inside) > 1 or any(len(row.mention.text) < len(keyword) for row in inside):
+                aside.update(id(row) for row in inside)
         return _set_aside(table, aside)
 
     def resolve_shared_names(self, question: str, table: EntityTable, routes: Routes | None = None) -> EntityTable:

@@ -51,17 +51,9 @@ def _ranges(question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
     return found
 
 
-def _made_of(chunk: re.Match[str], inside: list[tuple[int, int]]) -> bool:
-    """Whether the mentions `inside` a chunk lie within it and, when there are any, cover each of its letters: no
-    mention, one that is the chunk, or a compound of mentions ("parkinsonism-dystonia"); not a word of a longer
-    mention, nor a compound of a mention and another word ("KCNQ2-related")."""
-    if any(begin < chunk.start() or stop > chunk.end() for begin, stop in inside):
-        return False
-    return not inside or all(
-        any(begin <= at < stop for begin, stop in inside)
-        for at in range(chunk.start(), chunk.end())
-        if chunk.string[at].isalnum()
-    )
+def _within_chunk(chunk: re.Match[str], inside: list[tuple[int, int]]) -> bool:
+    """Whether the mentions `inside` a chunk lie within it: not a word of a longer mention ("... ataxia")."""
+    return not any(begin < chunk.start() or stop > chunk.end() for begin, stop in inside)
 
 
 def modifier_keywords(
@@ -76,10 +68,11 @@ def modifier_keywords(
     diseases with X") that no frame word is and the asked type's own names hold, in at most `max_share` of them
     (`name_shares`: normalised word -> share of the type's names holding it): a keyword of the answer's name,
     unquoted. A one-word mention there counts too, and stays an anchor ("Which *spastic* disorder has X?": a
-    disease with spasticity, and its name says spastic first), as does a compound of mentions ("the
-    *parkinsonism-dystonia* disorders", whose mentions the planner sets aside); a word that is only part of a
-    mention, or a compound of a mention and another word ("KCNQ2-related"), ends the reading, as does
-    punctuation. Read back from the type word; in question order. Pure."""
+    disease with spasticity, and its name says spastic first), as does a compound holding mentions ("the
+    *parkinsonism-dystonia* disorders", "the *early-onset* disorders", whose mentions the planner sets aside) when
+    the names hold each of its words; a compound whose other word they do not hold ("KCNQ2-related"), a word
+    that is only part of a mention, or punctuation ends the reading. Read back from the type word; in question
+    order. Pure."""
     covered = _ranges(question, mentions)
     lowered = question.lower()
     at = lowered.find(type_words.lower()) if type_words else -1
@@ -92,9 +85,10 @@ def modifier_keywords(
     for chunk in reversed(chunks):
         text = chunk.group()
         inside = [(start, end) for start, end in covered if start < chunk.end() and chunk.start() < end]
-        if not text[-1].isalnum() or not _made_of(chunk, inside):
-            break  # part of a mention ("KCNQ2-related", "... ataxia"), or punctuation closing the phrase before
+        if not text[-1].isalnum() or not _within_chunk(chunk, inside):
+            break  # a word of a longer mention ("... ataxia"), or punctuation closing the phrase before
         words = phrase_key(text).split()
+        # every word of a compound, a mention's too: "early-onset" (a phenotype "Onset"), not "KCNQ2-related"
         if not words or any(w in frame or not 0.0 < name_shares.get(w, 0.0) <= max_share for w in words):
             break
         found.append(text.strip("\"'“”(["))

@@ -471,6 +471,14 @@ def mention_hierarchy_cue(lead: str, trail: str = "") -> str | None:
     return "down" if _TRAILING_DOWN.search(trail) else "up" if _TRAILING_UP.search(trail) else None
 
 
+def hierarchy_cue_phrases(lead: str, trail: str = "") -> list[str]:
+    """The words of `lead` and `trail` that ask for a mention's hierarchy (`mention_hierarchy_cue`): "more
+    specific", "kind of", "child terms": what a hierarchy hop says, no words to rescore its targets by."""
+    phrases = [m.group() for pattern in (_DOWN, _UP) for m in pattern.finditer(lead)]
+    phrases += [m.group().strip() for pattern in (_TRAILING_DOWN, _TRAILING_UP) if (m := pattern.search(trail))]
+    return [phrase for phrase in phrases if phrase]
+
+
 def stored_child_to_parent(relation: str) -> bool | None:
     """Whether a self-relation is stored child -> parent (IS_A, SUBCLASS_OF, PART_OF...), parent -> child
     (HAS_SUBTYPE, HAS_CHILD...) or cannot be told from its name (None)."""

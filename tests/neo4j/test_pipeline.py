@@ -112,9 +112,12 @@ def test_fusion_keeps_the_graphs_order_among_its_ties_when_no_target_holds_the_o
     run = branch.run("Which diseases present with epileptic spasms? Asking for my homework.")
     ranking = run.ranking
     assert ranking.ties_settled
-    held = branch.run("Which diseases present with epileptic spasms? Asking for my homework on developmental biology.")
+    held = branch.run("Which diseases present with epileptic spasms in developmental biology?")
     # the relevance text is kept: "developmental" is in most of them
     assert held.ranking.nodes and not held.ranking.ties_settled
+    # ... but not when an aside says it: a sentence that neither asks nor names an anchor is not read
+    aside = branch.run("Which diseases present with epileptic spasms? Asking for my homework on developmental biology.")
+    assert aside.ranking.ties_settled
     scores = [round(node.score, 9) for node in ranking.nodes]
     tied = [node.node_id for node, score in zip(ranking.nodes, scores, strict=True) if score == scores[0]]
     assert len(tied) > 2

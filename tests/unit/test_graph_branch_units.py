@@ -29,6 +29,7 @@ from grasp_agent.graph_branch.ranking import (
     witness_paths,
 )
 from grasp_agent.graph_branch.relation_words import RelationWords
+from grasp_agent.graph_branch.schema_paths import hierarchy_cue_phrases
 from grasp_agent.graph_branch.span_mentions import (
     ScoredSpan,
     Span,
@@ -354,6 +355,26 @@ def test_a_question_about_subtypes_walks_the_hierarchy_down_before_the_usual_rou
     assert [(h.relation, h.direction.value) for h in up.hops] == [("IS_A", "out")]
     plain = planner.build("Which diseases present with seizure?", table)
     assert [(h.relation, h.direction.value) for h in plain.hops] == [("HAS_PHENOTYPE", "any")]
+
+
+def test_the_hierarchy_words_a_hop_says_are_no_relevance_text() -> None:
+    assert hierarchy_cue_phrases("which diseases have a more specific kind of") == ["more specific", "kind of"]
+    assert hierarchy_cue_phrases("genes of", "subtypes") == ["subtypes"]
+    assert hierarchy_cue_phrases("which diseases present with") == []
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    table = EntityTable((_row("seizure", "Phenotype", 0.97),))
+    # every wording of "a subtype of seizure" leaves the same words: those the hop does not say
+    texts = {
+        content_words(planner.build(question, table).relevance_text, frame_words(HPO_CONTEXT))
+        for question in (
+            "Which congenital diseases have a narrower form of seizure?",
+            "Which congenital diseases have a more specific kind of seizure?",
+            "Which congenital diseases have any child term of seizure?",
+        )
+    }
+    assert texts == {"congenital"}
+    # without a hierarchy hop the words stay: "form" is then the question's own word
+    assert "form" in planner.build("Which diseases with seizure have a congenital form?", table).relevance_text
 
 
 def test_a_noun_the_schema_cannot_read_in_the_asked_slot_is_what_a_hierarchy_question_asks_for() -> None:

@@ -55,13 +55,15 @@ def test_a_word_few_names_of_the_asked_type_hold_right_before_its_type_word_is_a
     assert read("Which foo chylous disorder has X?", "disorder", ["foo chylous", "X"]) == ()
     # a one-word mention right before the type word is a keyword too (it stays an anchor)
     assert read("Which chylous disorder has X?", "disorder", ["chylous", "X"]) == ("chylous",)
-    # so is a compound of mentions, but not a compound of a mention and another word
+    # so is a compound holding mentions when the names hold each of its words, not one whose other word they do not
     shares = {**SHARES, "parkinsonism": 0.001, "dystonia": 0.01}
     compound = "List the parkinsonism-dystonia disorders with X."
     assert modifier_keywords(compound, "disorders", ["parkinsonism", "dystonia", "X"], shares, frame) == (
         "parkinsonism-dystonia",
     )
-    assert modifier_keywords(compound, "disorders", ["parkinsonism", "X"], shares, frame) == ()
+    assert modifier_keywords(compound, "disorders", ["parkinsonism", "X"], shares, frame) == ("parkinsonism-dystonia",)
+    assert read("Which early-onset disorder has X?", "disorder", ["onset", "X"]) == ("early-onset",)
+    assert modifier_keywords(compound, "disorders", ["parkinsonism", "X"], SHARES, frame) == ()  # no "dystonia"
     # the type word inside a mention is not the asked one; the one after it is read
     assert read("Chylous disease type 2 aside, which chylous disease?", "disease", ["Chylous disease type 2"]) == (
         "chylous",
@@ -97,3 +99,9 @@ def test_the_mentions_of_a_compound_name_keyword_are_no_anchors() -> None:
     # one mention before the type word stays an anchor, and is a keyword too
     one = planner.build("List the dystonia disorders annotated with Anarthria.", EntityTable((*rows[1:], target)))
     assert one.name_contains == ("dystonia",) and [a.text for a in one.anchors] == ["dystonia", "Anarthria"]
+    # a mention that is a part of a compound keyword is a word of the name, not an entity: "early-onset" names no
+    # phenotype "Onset"
+    onset = (_row("onset", "Phenotype", 1.0), rows[2], target)
+    shares["Disease"] |= {"early": 0.01, "onset": 0.015}
+    part = planner.build("List the early-onset disorders annotated with Anarthria.", EntityTable(onset))
+    assert part.name_contains == ("early-onset",) and [a.text for a in part.anchors] == ["Anarthria"]
