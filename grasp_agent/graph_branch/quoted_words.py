@@ -70,8 +70,8 @@ def modifier_keywords(
     unquoted. A one-word mention there counts too, and stays an anchor ("Which *spastic* disorder has X?": a
     disease with spasticity, and its name says spastic first), as does a compound holding mentions ("the
     *parkinsonism-dystonia* disorders", "the *early-onset* disorders", whose mentions the planner sets aside) when
-    the names hold each of its words; a compound whose other word they do not hold ("KCNQ2-related"), a word
-    that is only part of a mention, or punctuation ends the reading. Read back from the type word; in question
+    the names hold each of its words; a compound with a frame word ("KCNQ2-related") or a word they do not
+    hold, a word that is only part of a mention, or punctuation ends the reading. Read back from the type word; in question
     order. Pure."""
     covered = _ranges(question, mentions)
     lowered = question.lower()
@@ -88,7 +88,8 @@ def modifier_keywords(
         if not text[-1].isalnum() or not _within_chunk(chunk, inside):
             break  # a word of a longer mention ("... ataxia"), or punctuation closing the phrase before
         words = phrase_key(text).split()
-        # every word of a compound, a mention's too: "early-onset" (a phenotype "Onset"), not "KCNQ2-related"
+        # every word of a compound, a mention's too: "early-onset" (a phenotype "Onset"); "KCNQ2-related" ends at its
+        # frame word
         if not words or any(w in frame or not 0.0 < name_shares.get(w, 0.0) <= max_share for w in words):
             break
         found.append(text.strip("\"'“”(["))
