@@ -91,22 +91,26 @@ def aside_spans(question: str, mentions: Sequence[str]) -> list[tuple[int, int]]
     """(start, end) of the question's asides: the sentences that neither ask (`asking_span`) nor hold one of
     `mentions` ("I'm preparing slides for our journal club and got stuck.", "(Asking for a genetics class.)",
     "Thanks a lot!"); none when no sentence asks apart from others."""
-    asking = asking_span(question, mentions)
-    if asking is None:
-        return []
-    places = [place for mention in mentions for place in _occurrences(question, mention)]
-    return [
-        (start, end)
-        for start, end in sentence_spans(question, mentions)
-        if (start, end) != asking and not any(s >= start and e <= end for s, e in places)
-    ]
+    return [span for span, aside in _sentences_marked(question, mentions) if aside]
 
 
 def without_asides(question: str, mentions: Sequence[str]) -> str:
     """The question without its asides (`aside_spans`): their words say nothing of the answer, yet a relevance
     text holding them would order the targets by them. The question itself when it has none."""
-    asides = aside_spans(question, mentions)
-    if not asides:
+    sentences = _sentences_marked(question, mentions)
+    if not any(aside for _, aside in sentences):
         return question
-    spans = [span for span in sentence_spans(question, mentions) if span not in asides]
-    return " ".join(question[start:end] for start, end in spans)
+    return " ".join(question[start:end] for (start, end), aside in sentences if not aside)
+
+
+def _sentences_marked(question: str, mentions: Sequence[str]) -> list[tuple[tuple[int, int], bool]]:
+    """Each sentence's span and whether it is an aside (all False when no sentence asks apart from others)."""
+    spans = sentence_spans(question, mentions)
+    asking = asking_span(question, mentions)
+    if asking is None:
+        return [(span, False) for span in spans]
+    places = [place for mention in mentions for place in _occurrences(question, mention)]
+    return [
+        ((start, end), (start, end) != asking and not any(s >= start and e <= end for s, e in places))
+        for start, end in spans
+    ]

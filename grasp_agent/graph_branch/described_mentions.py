@@ -116,6 +116,11 @@ class Clause:
     joins_a_name: bool = False
     mostly_names: bool = False
 
+    @property
+    def made_of_names(self) -> bool:
+        """Whether only a reading as close as a quoted definition's makes the clause a description."""
+        return self.joins_a_name or self.mostly_names
+
 
 def description_words(schema: SkbSchema) -> frozenset[str]:
     """DESCRIPTION_WORDS plus every word of the schema's type words: what introduces a description in this SKB's
@@ -225,16 +230,16 @@ def candidate_clauses(
         for c in clauses
         if (lead := _without_subject(question, c, frame, trailing)) is not None
     ]
-    kept = [
-        c if named_share(c, named, frame, vocabulary) < NAMED_SHARE else replace(c, mostly_names=True)
-        for c in clauses
-        if len(_content_words(c.text, frame)) >= min_content_words
-        and (named_share(c, named, frame, vocabulary) < NAMED_SHARE or _names_inside(c, named, frame) >= 2)
-    ]
     unique: dict[tuple[int, int], Clause] = {}
-    for clause in kept:  # one reading per span, the one a plain reading links if there is one
-        known = unique.get((clause.start, clause.end))
-        if known is None or not (clause.joins_a_name or clause.mostly_names):
+    for clause in clauses:
+        if len(_content_words(clause.text, frame)) < min_content_words:
+            continue
+        if named_share(clause, named, frame, vocabulary) >= NAMED_SHARE:
+            if _names_inside(clause, named, frame) < 2:
+                continue  # one name and its frame: named, not described
+            clause = replace(clause, mostly_names=True)
+        # one reading per span, the one a plain reading links if there is one
+        if (clause.start, clause.end) not in unique or not clause.made_of_names:
             unique[(clause.start, clause.end)] = clause
     return list(unique.values())
 
@@ -507,7 +512,7 @@ class DescribedMentionFinder:
             # a clause made of names ("paralysis of one or more extraocular muscles that are responsible for eye
             # movements"; "ventricular septal defect and lateral ventricle dilatation") is one description only
             # when it reads as closely as a quoted definition
-            and (not (clause.joins_a_name or clause.mostly_names) or best[0] >= QUOTED_DEFINITION_SCORE)
+            and (not clause.made_of_names or best[0] >= QUOTED_DEFINITION_SCORE)
             # a sentence around the question that names nothing ("(Asking for a genetics class.)") is first an
             # aside: it describes an entity only as closely as a definition does
             and (best[0] >= self._min_own_text_score or not _within(clause, asides))

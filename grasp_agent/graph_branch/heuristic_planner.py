@@ -681,7 +681,8 @@ class HeuristicPlanner:
             # the words naming the asked type can name the relation into it too ("the capitals of X": CAPITAL_OF,
             # where "capital" is also a word for a city); they lie outside the mention's own few words
             context_words = " ".join(before + after + ([asked[1]] if asked else []))
-            cue = mention_hierarchy_cue(" ".join(before), " ".join(after)) or asked_noun_cue(
+            own_cue = mention_hierarchy_cue(" ".join(before), " ".join(after))
+            cue = own_cue or asked_noun_cue(
                 question, row.best.label, self._context.pattern_counts, self._routes.relation_words
             )
             if cue is not None and asked is not None:
@@ -766,7 +767,7 @@ class HeuristicPlanner:
                 Anchor(var=var, type=row.best.label, text=row.mention.text, match_mode=row.mention.match_mode)
             )
             hops.extend(self._hops(var, path, len(anchors)))
-            if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
+            if own_cue is not None:  # the mention's own words asked for the hierarchy the hops walk
                 said += hierarchy_cue_phrases(" ".join(before), " ".join(after))
             estimates.append(self._candidates(row, path))
             confident = confident and row.best.score >= CONFIDENT_SCORE and routes.sure(path)
