@@ -18,7 +18,9 @@ code or symbol never matches a word read through its plural ("lies").
 Typos: a question word of 5+ letters that no name uses is read as the one vocabulary word (of the names) one
 edit away (a letter dropped, added, changed, or two swapped), found through a deletion index as SymSpell does,
 when exactly one such word is the most frequent; a match that needs such a correction (`corrected`) must span two
-words or more, or one of 7+ letters, since a short word one edit from a name is too often another word.
+words or more, or one of 7+ letters, since a short word one edit from a name is too often another word. A word
+typed as a symbol (capitals, digits: "PHDGH") is read only as a symbol of the SKB one edit away ("PHGDH"), and
+then alone from 5 characters on: no ordinary word is written that way, and a symbol has no other words to carry it.
 """
 
 from __future__ import annotations
@@ -148,9 +150,13 @@ class NameDictionary:
         for key in self._entries:
             for word in set(key.split(" ")):
                 self._vocabulary[word] = self._vocabulary.get(word, 0) + 1
+        # one-word keys that are a symbol's own name ("phgdh"): what a word typed as a symbol may be a slip of
+        self._symbol_words = frozenset(
+            key for key, found in self._entries.items() if " " not in key and any(_is_code(e) for e in found)
+        )
         self._deletion_index: dict[str, list[str]] = {}
         for word in self._vocabulary:
-            if len(word) >= MIN_CORRECTED - 1 and word.isalpha():
+            if len(word) >= MIN_CORRECTED - 1 and (word.isalpha() or word in self._symbol_words):
                 for variant in {word} | _deletions(word):
                     self._deletion_index.setdefault(variant, []).append(word)
         self._automaton = ahocorasick.Automaton()
@@ -181,7 +187,7 @@ class NameDictionary:
             return []
         words = [token for token, *_ in tokens]
         found = self._matches(text, tokens, words, corrected=set())
-        fixed = [self.correction(word) or word for word in words]
+        fixed = [self.correction(word, token[3]) or word for word, token in zip(words, tokens, strict=True)]
         changed = {index for index, (a, b) in enumerate(zip(words, fixed, strict=True)) if a != b}
         if changed:
             exact = {(match.start, match.end) for match in found}
@@ -212,7 +218,12 @@ class NameDictionary:
             first = starts[end - len(key)]  # the key sits between two spaces; its first word starts after one
             last = first + len(key.split(" ")) - 1
             fixed = bool(corrected.intersection(range(first, last + 1)))
-            if fixed and last == first and len(tokens[first][0]) < MIN_CORRECTED_ALONE:
+            if (
+                fixed
+                and last == first
+                and len(tokens[first][0]) < MIN_CORRECTED_ALONE
+                and not is_symbol(tokens[first][3])
+            ):
                 continue
             start, stop = tokens[first][1], tokens[last][2]
             after_possessive = first > 0 and written[first - 1][3].lower() in _POSSESSIVES
@@ -223,12 +234,14 @@ class NameDictionary:
                 found.append(PhraseMatch(start, stop, text[start:stop], last - first + 1, entries, fixed))
         return found
 
-    def correction(self, word: str) -> str | None:
+    def correction(self, word: str, written: str | None = None) -> str | None:
         """The names' word one edit from `word` (a misspelling of it), when `word` is no word of the names, has
-        5+ letters and one candidate is the most frequent; else None."""
+        5+ letters and one candidate is the most frequent; else None. When it was `written` as a symbol ("PHDGH"),
+        only a symbol of the names ("phgdh"), and digits may be among its characters."""
+        typed_symbol = written is not None and is_symbol(written)
         if (
             len(word) < MIN_CORRECTED
-            or not word.isalpha()
+            or not (word.isalpha() or (typed_symbol and word.isalnum()))
             or word in self._vocabulary
             or word in FUNCTION_WORDS
             or word in self._schema_words
@@ -238,7 +251,7 @@ class NameDictionary:
             found
             for variant in {word} | _deletions(word)
             for found in self._deletion_index.get(variant, ())
-            if within_one_edit(word, found)
+            if within_one_edit(word, found) and (found in self._symbol_words if typed_symbol else found.isalpha())
         }
         if not candidates:
             return None

@@ -137,6 +137,28 @@ def test_a_misspelt_name_is_found_through_the_names_own_words() -> None:
     assert DICTIONARY.correction("the") is None
 
 
+def test_a_symbol_typed_with_a_slip_is_read_as_the_one_symbol_one_edit_away() -> None:
+    genes = _dictionary(
+        ("NCBIGene:26227", "Gene", "PHGDH", ()),
+        ("NCBIGene:6323", "Gene", "SCN1A", ()),
+        ("NCBIGene:6326", "Gene", "SCN2A", ()),
+        ("ORPHA:1", "Disease", "PHGDH deficiency", ()),
+        ("HP:0001250", "Phenotype", "Seizure", ()),
+    )
+
+    def found(question: str) -> list[tuple[str, str, bool]]:
+        return [(m.text, m.entries[0].node_id, m.corrected) for m in genes.matches(question)]
+
+    # a swap in a five-letter symbol, a swap with a digit, a doubled last character: each one symbol away
+    assert found("Which conditions involve PHDGH?") == [("PHDGH", "NCBIGene:26227", True)]
+    assert found("Which diseases does SNC1A cause?") == [("SNC1A", "NCBIGene:6323", True)]
+    assert found("Which diseases does SCN1AA cause?") == [("SCN1AA", "NCBIGene:6323", True)]
+    # two symbols one edit away: no reading; typed in lower case or as a word: no symbol reading
+    assert found("Which diseases does SCN3A cause?") == []
+    assert found("which conditions involve phdgh?") == []
+    assert found("A SIEZURE?") == []  # a word in capitals is read as a symbol only, and no symbol is near
+
+
 def test_key_values_match_as_synonyms_and_lower_case_codes_are_no_ordinary_words() -> None:
     japan = DictionaryEntry("country:JP", "Country", "Japan")
     japanese = DictionaryEntry("language:jpn", "Language", "Japanese")
