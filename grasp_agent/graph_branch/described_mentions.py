@@ -101,6 +101,9 @@ each either
 _QUANTIFIER_BEFORE = re.compile(r"(\w+)\s*$")
 _QUANTIFIER_AFTER = re.compile(r"\s*(\w+)")
 _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
+# Coordinators that end a list of short items ("the fingers, hand, and/or forearm"). English, no SKB's words.
+_COORDINATORS = frozenset({"and", "or", "and/or", "nor"})
+SERIAL_ITEM_WORDS = 2  # the most words of an item inside such a list
 # A relative clause opening right after a piece: "failure to name people and objects *that* are correctly perceived"
 _RELATIVE = re.compile(r"\s+(?:that|which|who|whose|where|when)\s", re.IGNORECASE)
 
@@ -143,16 +146,40 @@ def _trim(
     return Clause(words[0].start(), words[-1].end(), question[words[0].start() : words[-1].end()])
 
 
-def _breaks(question: str, patterns: Sequence[re.Pattern[str]], start: int = 0) -> list[re.Match[str]]:
+def _breaks(
+    question: str, patterns: Sequence[re.Pattern[str]], start: int = 0, joined: frozenset[int] = frozenset()
+) -> list[re.Match[str]]:
     """The matches of `patterns` in the question from `start`, except a coordination between two quantifiers
-    ("paralysis of one or more extraocular muscles")."""
+    ("paralysis of one or more extraocular muscles") and the commas at the `joined` positions."""
     found = []
     for pattern in patterns:
         for match in pattern.finditer(question, start):
             if pattern is _COORDINATION and _between_quantifiers(question, match):
                 continue
+            if match.group() == "," and match.start() in joined:
+                continue
             found.append(match)
     return found
+
+
+def serial_commas(question: str) -> frozenset[int]:
+    """The positions of the commas that join the short items of one list ("a focal dystonia of the fingers,
+    hand, and/or forearm"; "red, green or blue"): a comma before an item of one or two words that another comma
+    or a coordination follows, and a comma right before the coordination that ends such a list (pure)."""
+    commas = [match.start() for match in re.finditer(",", question)]
+    joined: set[int] = set()
+    for i, at in enumerate(commas):
+        end = commas[i + 1] if i + 1 < len(commas) else len(question)
+        words = [word.group().lower() for word in _WORD.finditer(question, at + 1, end)]
+        if words and words[0] in _COORDINATORS:
+            if i > 0 and commas[i - 1] in joined:
+                joined.add(at)
+            continue
+        coordination = next((j for j, word in enumerate(words) if word in _COORDINATORS), None)
+        item = words if coordination is None else words[:coordination]
+        if 1 <= len(item) <= SERIAL_ITEM_WORDS and (coordination is not None or i + 1 < len(commas)):
+            joined.add(at)
+    return frozenset(joined)
 
 
 def _between_quantifiers(question: str, match: re.Match[str]) -> bool:
@@ -173,10 +200,12 @@ def _pieces(
     breaks: Sequence[re.Pattern[str]],
     frame: frozenset[str],
     trailing: frozenset[str],
+    joined: frozenset[int] = frozenset(),
 ) -> list[Clause]:
-    """The trimmed pieces of the question between `breaks` and quoted passages, outside those passages."""
+    """The trimmed pieces of the question between `breaks` (but the commas at `joined`) and quoted passages,
+    outside those passages."""
     bounds = [0, len(question)] + [edge for passage in quoted for edge in passage]
-    bounds += [edge for m in _breaks(question, breaks) for edge in (m.start(), m.end())]
+    bounds += [edge for m in _breaks(question, breaks, joined=joined) for edge in (m.start(), m.end())]
     edges = sorted(set(bounds))
     pieces = []
     for start, end in zip(edges, edges[1:], strict=False):
@@ -200,7 +229,8 @@ def candidate_clauses(
     """Quoted passages whole; the pieces between clause breaks outside quotes, each trimmed of its frame and of
     the `trailing` words after it; and the longer pieces that keep their coordinations ("flexion or extension of
     the trunk"), marked `joins_a_name` when one of the conjuncts is a `named` mention (then "and" may join two
-    entities, not the parts of one description); each of these with the relative clause right after it
+    entities, not the parts of one description), and across the commas of a list of short items ("of the
+    fingers, hand, and/or forearm": `serial_commas`); each of these with the relative clause right after it
     (`_with_relative_clause`). Only clauses with at least `min_content_words` words outside `frame`; those the
     `named` mentions mostly cover (of the words the SKB's name `vocabulary` holds, when given: `named_share`) only
     when two or more mentions lie inside, marked `mostly_names` (a definition made of names). The `keywords` ranges
@@ -216,9 +246,18 @@ def candidate_clauses(
     outside = [*quoted, *keywords]
     fine = _pieces(question, outside, _FINE_BREAKS, frame, trailing)
     clauses += fine
-    for coarse in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing):
+    coarse_pieces = _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing)
+    spans = {(piece.start, piece.end) for piece in coarse_pieces}
+    lists: list[Clause] = []
+    if serial := serial_commas(question):  # a further reading: across the commas of a list of short items
+        lists = [p for p in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing, serial)]
+        lists = [piece for piece in lists if (piece.start, piece.end) not in spans]
+    for coarse in coarse_pieces + lists:
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
-        joins = len(conjuncts) > 1 and any(named_share(c, named, frame, vocabulary) >= NAMED_SHARE for c in conjuncts)
+        # in a list of short items the first conjunct holds the phrase's head too ("focal dystonia of the
+        # *fingers*, hand, and/or forearm"): whether the list joins names is told by its other items
+        items = conjuncts[1:] if coarse in lists else conjuncts
+        joins = len(conjuncts) > 1 and any(named_share(c, named, frame, vocabulary) >= NAMED_SHARE for c in items)
         clauses.append(replace(coarse, joins_a_name=joins))
     clauses += [
         replace(joined, joins_a_name=c.joins_a_name)
@@ -408,11 +447,17 @@ def names_its_link(question: str, clause: Clause, linked_name: str, mentions: Se
 
 
 class OwnTextSearch(Protocol):
-    """The nodes whose own text fields (a definition, synonyms; not the name or the whole document) are closest
-    to each query vector: (id, type, best cosine), best first."""
+    """The nodes whose own text fields (a definition, synonyms; not the name or the whole document) read closest
+    to each query: (id, type, score), best first. The score is the best cosine with the query's vector, or
+    given the query's text too (not None), the better of that and the share of its words the node's text holds
+    (`text_branch.own_text`)."""
 
     def own_text_matches(
-        self, query_vectors: np.ndarray, k: int, node_types: Sequence[str | None] | None = None
+        self,
+        query_vectors: np.ndarray,
+        k: int,
+        node_types: Sequence[str | None] | None = None,
+        texts: Sequence[str | None] | None = None,
     ) -> list[list[tuple[Any, str, float]]]: ...
 
 
@@ -465,7 +510,12 @@ class DescribedMentionFinder:
         vectors = self._embedder.embed_texts([c.text for c in clauses])
         links = self._procedures.link_many({str(i): v for i, v in enumerate(vectors)}, self._labels, "doc", 1, 0.0)
         own = (
-            self._own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), 1)
+            self._own_text.own_text_matches(
+                np.asarray(vectors, dtype=np.float32),
+                1,
+                # a definition that holds the words of two names is no reading of one entity made of them
+                texts=[None if clause.made_of_names else clause.text for clause in clauses],
+            )
             if self._own_text is not None
             else [[] for _ in clauses]
         )
@@ -521,7 +571,13 @@ class DescribedMentionFinder:
             and not names_its_link(question, clause, best[2], mentions)
         ]
         chosen: list[tuple[Clause, str]] = []
-        for _, clause, label in sorted(scored, key=lambda item: (-item[0], item[1].start)):
+        # readings as close as a quoted definition's are all sure: among overlapping ones the longest, which
+        # accounts for more of the question, is the description ("paralysis of one or more extraocular muscles
+        # that are responsible for eye movements", not its first half and a leftover "responsible for ...")
+        for _, clause, label in sorted(
+            scored,
+            key=lambda item: (-min(item[0], QUOTED_DEFINITION_SCORE), item[1].start - item[1].end, item[1].start),
+        ):
             if all(clause.end <= other.start or clause.start >= other.end for other, _ in chosen):
                 chosen.append((clause, label))
         if not chosen:

@@ -133,10 +133,11 @@ def build_entity_table(
         }
         if linkable:
             keys = list(linkable)
-            vectors = embedder.embed_texts([linked_text(linkable[key], dictionary) for key in keys])
+            texts = [linked_text(linkable[key], dictionary) for key in keys]
+            vectors = embedder.embed_texts(texts)
             links = procedures.link_many(dict(zip(keys, vectors, strict=True)), labels, mode.value, links_per_type, 0.0)
             if mode is MatchMode.DOC and own_text is not None:
-                own = own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), links_per_type)
+                own = own_text.own_text_matches(np.asarray(vectors, dtype=np.float32), links_per_type, texts=texts)
                 links = with_more_links(links, dict(zip(keys, own, strict=True)), procedures, links_per_type)
             if mode is MatchMode.NAME and dictionary is not None:
                 written = {key: dictionary_links(linkable[key], dictionary, labels) for key in keys}

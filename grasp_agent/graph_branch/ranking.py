@@ -218,7 +218,7 @@ class PlanRunner:
             if links:  # none: the vector, which links none either, keeps the server's message
                 cosines = self._field_similarity.best_field_cosine(np.asarray(vector), [link.node_id for link in links])
                 own = self._field_similarity.own_text_matches(
-                    np.asarray(vector, dtype=np.float32)[None, :], DOC_LINKS, [anchor.type]
+                    np.asarray(vector, dtype=np.float32)[None, :], DOC_LINKS, [anchor.type], texts=[anchor.text]
                 )[0]
                 inputs[anchor.var] = rescored_bindings(links, cosines, own_text=[(i, score) for i, _, score in own])
         return inputs

@@ -25,6 +25,7 @@ from grasp_agent.rerank.factory import make_reranker
 from grasp_agent.skb.schema import SkbSchema
 from grasp_agent.text_branch.fields import TextBranchError
 from grasp_agent.text_branch.from_database import open_text_branch
+from grasp_agent.text_branch.own_text import OwnTextReader
 from grasp_agent.text_branch.retriever import TextBranch
 
 logger = logging.getLogger(__name__)
@@ -83,7 +84,11 @@ class PipelineParts:
 def with_text_evidence(branch: GraphBranch, text_branch: TextBranch | None, settings: Settings) -> GraphBranch:
     """The graph branch reading the text branch's indexes too: described entities bound by the nodes' own text
     fields (dense; `GRASP_DOC_ANCHOR_FIELDS`), targets rescored by the relevance text's words (BM25)."""
-    similarity = text_branch.dense if settings.doc_anchor_fields and text_branch is not None else None
+    similarity = (
+        OwnTextReader(text_branch.dense, text_branch.lexical)
+        if settings.doc_anchor_fields and text_branch is not None and text_branch.dense is not None
+        else None
+    )
     lexical = text_branch.lexical if text_branch is not None else None
     return branch.with_field_similarity(similarity).with_lexical(lexical)
 

@@ -208,6 +208,15 @@ class _FieldIndex:
             return np.zeros(len(self.rows), dtype=np.float32)
         return np.asarray(self.bm25.get_scores_from_ids(token_ids), dtype=np.float32)
 
+    def holders(self, token: str) -> np.ndarray:
+        """int64: the positions of the documents that hold `token` (bm25s's column of the term); empty for a
+        term no document holds."""
+        term = self.bm25.vocab_dict.get(token) if self.bm25 is not None else None
+        if term is None:
+            return np.zeros(0, dtype=np.int64)
+        pointers = self.bm25.scores["indptr"]
+        return np.asarray(self.bm25.scores["indices"][pointers[term] : pointers[term + 1]], dtype=np.int64)
+
 
 class LexicalIndex:
     """BM25 over every field of a `FieldCorpus` and over its documents; build, save, load, search."""
@@ -321,6 +330,37 @@ class LexicalIndex:
         found = scores.of(DOC_FIELD, ids)
         return found / best if best > 0.0 else found
 
+    def held_word_shares(
+        self, query: str, fields: Sequence[str], k: int, node_type: str | None = None, min_words: int = 1
+    ) -> list[tuple[NodeId, str, float]]:
+        """The `k` nodes (of `node_type`, when given) whose text in one of `fields` holds the largest share of
+        the query's distinct terms, each weighted by its idf in that field (`held_shares`): (id, type, best
+        share over the fields), best first, ties by id. [] when the query has fewer than `min_words` terms."""
+        unknown = [name for name in fields if name not in self._indexes]
+        if unknown:
+            raise TextBranchError(f"unknown text field {', '.join(map(repr, unknown))}; known: {list(self._indexes)}")
+        terms = list(dict.fromkeys(self._tokenize(query)))
+        if len(terms) < min_words:
+            return []
+        best: dict[NodeId, float] = {}
+        for name in fields:
+            index = self._indexes[name]
+            if index.bm25 is None:
+                continue
+            shares = held_shares([index.holders(term) for term in terms], len(index.rows))
+            eligible = self._eligible(name, node_type)
+            if eligible is not None:
+                shares = np.where(eligible, shares, 0.0)
+            top = np.flatnonzero(shares > 0.0)
+            if len(top) > k:
+                top = top[np.argpartition(-shares[top], k - 1)[:k]]
+            for position in top:
+                node_id = self.ids[index.rows[position]]
+                best[node_id] = max(float(shares[position]), best.get(node_id, 0.0))
+        ranked = sorted(best.items(), key=lambda item: (-item[1], str(item[0])))[:k]
+        labels = self.labels_of(node_id for node_id, _ in ranked)
+        return [(node_id, labels[node_id], share) for node_id, share in ranked]
+
     def score(
         self, query: str, *, node_type: str | None = None, fields: Sequence[str] | None = None
     ) -> QueryFieldScores:
@@ -389,6 +429,19 @@ class QueryFieldScores:
             tuple(ids[row] for row in rows[order]),
             tuple(float(score) for score in scores[candidates][order]),
         )
+
+
+def held_shares(holders: Sequence[np.ndarray], documents: int) -> np.ndarray:
+    """float64 (documents,): per document, the share of the terms' weight that it holds, a term weighing its
+    Lucene idf, ln(1 + (N - df + 0.5) / (df + 0.5)), with `holders[i]` the documents holding term i (pure). A
+    term no document holds weighs most and is held by none: a word the texts never use lowers every share."""
+    held = np.zeros(documents, dtype=np.float64)
+    total = 0.0
+    for found in holders:
+        weight = float(np.log1p((documents - len(found) + 0.5) / (len(found) + 0.5)))
+        total += weight
+        held[found] += weight  # a document holds a term once: its positions are distinct
+    return held / total if total > 0.0 else held
 
 
 def _build_field(tokenizer: QueryTokenizer, texts: Sequence[str], config: Bm25Config, progress: bool) -> _FieldIndex:

@@ -87,13 +87,15 @@ def test_a_described_phenotype_is_bound_by_its_definition_too(
     cosine; execute and the compiled Cypher use those bindings."""
     from grasp_agent.skb.context import read_skb_context
     from grasp_agent.text_branch.from_database import open_text_branch
+    from grasp_agent.text_branch.own_text import OwnTextReader
 
     records, _, _ = driver.execute_query("MATCH (p:Phenotype {id: 'HP:0011097'}) RETURN p.doc AS doc")
     definition = records[0]["doc"].split("definition: ", 1)[1].split(".", 1)[0]
     schema = read_skb_context(driver, test_settings.neo4j_database).schema
     text = open_text_branch(driver, test_settings, embedder, schema)
     assert text.dense is not None
-    branch = GraphBranch.build(driver, test_settings, embedder).with_field_similarity(text.dense)
+    reader = OwnTextReader(text.dense, text.lexical)
+    branch = GraphBranch.build(driver, test_settings, embedder).with_field_similarity(reader)
     result = branch.run(f'Which diseases present with the abnormality described as "{definition}"?', with_cypher=True)
     plan = result.planning.plan
     assert plan is not None and [a.match_mode.value for a in plan.anchors] == ["doc"]

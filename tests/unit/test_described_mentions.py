@@ -23,6 +23,7 @@ from grasp_agent.graph_branch.described_mentions import (
     names_a_symbol,
     names_another_type,
     names_its_link,
+    serial_commas,
 )
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
@@ -316,6 +317,29 @@ def test_a_coordination_between_quantifiers_joins_no_clauses() -> None:
     assert "muscular hypotonia of one" not in _texts(question)
 
 
+def test_the_commas_of_a_list_of_short_items_join_one_further_reading() -> None:
+    question = "Which disease features a focal dystonia of the fingers, hand, and/or forearm that appears on writing?"
+    assert [question[at - 4 : at] for at in sorted(serial_commas(question))] == ["gers", "hand"]
+    texts = _texts(question)
+    assert "focal dystonia of the fingers, hand, and/or forearm that appears on writing" in texts
+    assert "focal dystonia of the fingers" in texts  # the pieces at those commas stay readings too
+    # items of three words or more are no list of short items: the commas break as ever
+    listed = "Which disease has short stature, downslanted palpebral fissures and bowing of the long bones?"
+    assert serial_commas(listed) == frozenset()
+    assert serial_commas("Which disease has seizures, and which gene causes it?") == frozenset()
+    # the list's first conjunct holds the phrase's head, a name here: the list joins no names for that
+    frame = clause_frame(HPO_CONTEXT.schema)
+    listed_items = "focal dystonia of the fingers, hand, and/or forearm"
+    (reading,) = [c for c in candidate_clauses(question, frame, ("focal dystonia",)) if c.text == listed_items]
+    assert not reading.made_of_names
+    # a list whose items are names is made of names
+    names = ("seizures", "ataxia", "hypotonia")
+    (named,) = [c for c in candidate_clauses("Seizures, ataxia and hypotonia: which disease?", frame, names)]
+    assert named.text == "Seizures, ataxia and hypotonia" and named.made_of_names
+    # a list's item must be followed by a comma or its coordination: "small, big" lists nothing
+    assert serial_commas("red, green or blue; small, big") == frozenset({3})
+
+
 def test_clauses_made_of_names_are_marked_not_dropped() -> None:
     frame = clause_frame(HPO_CONTEXT.schema)
     joined = (
@@ -356,9 +380,14 @@ class _Readings:
             )
         return links
 
-    def own_text_matches(self, vectors: np.ndarray, k: int, node_types: Any = None) -> list[list[Any]]:
-        texts = [self.texts[int(v[0])] for v in vectors]
-        return [[("HP:own", "Phenotype", self.own[t])] if t in self.own else [] for t in texts]
+    def own_text_matches(
+        self, vectors: np.ndarray, k: int, node_types: Any = None, texts: Sequence[str | None] | None = None
+    ) -> list[list[Any]]:
+        embedded = [self.texts[int(v[0])] for v in vectors]
+        # a clause's words are read with its vector (`text_branch.own_text`), but for a clause made of names
+        assert texts is not None and all(text in (None, clause) for text, clause in zip(texts, embedded, strict=True))
+        self.read_by_words = [clause for text, clause in zip(texts, embedded, strict=True) if text is not None]
+        return [[("HP:own", "Phenotype", self.own[t])] if t in self.own else [] for t in embedded]
 
 
 def _finder(readings: _Readings, vocabulary: frozenset[str] | None = None) -> DescribedMentionFinder:
@@ -384,11 +413,29 @@ def test_a_clause_made_of_names_describes_one_entity_only_as_closely_as_a_quoted
     ]
     # the words the SKB's names use: "responsible" is none, so the clause is mostly the two names' words
     vocabulary = frozenset(phrase_key(word) for word in ("paralysis", "extraocular", "muscles", "eye", "movements"))
-    quoted = _finder(_Readings({}, {clause: 0.99}), vocabulary).add(question, mentions)
+    readings = _Readings({}, {clause: 0.99})
+    quoted = _finder(readings, vocabulary).add(question, mentions)
     assert [(m.text, m.match_mode) for m in quoted] == [("ATP5MK", MatchMode.NAME), (clause, MatchMode.DOC)]
+    # a definition holding the two names' words is no reading of one entity: the clause is read by its vector only
+    assert clause not in readings.read_by_words
     # two names joined read as closely as a definition paraphrased: still two names
     close = _finder(_Readings({}, {clause: QUOTED_DEFINITION_SCORE - 0.05}), vocabulary).add(question, mentions)
     assert [m.text for m in close] == ["ATP5MK", "paralysis", "extraocular muscles"]
+
+
+def test_of_overlapping_readings_as_close_as_a_quoted_definition_the_longest_describes() -> None:
+    question = "Which diseases show a height below that which is expected according to age and gender norms?"
+    whole = "height below that which is expected according to age"
+    part = "expected according to age"
+    mentions: list[Mention] = []
+    texts = [c.text for c in _finder(_Readings({}, {})).clauses(question, mentions)]
+    assert whole in texts and part in texts
+    # both sure: the longer accounts for more of the question, though its part reads closer
+    sure = _finder(_Readings({}, {part: 1.0, whole: QUOTED_DEFINITION_SCORE + 0.02})).add(question, mentions)
+    assert [m.text for m in sure] == [whole]
+    # below that bar the closer reading wins, as ever
+    unsure = _finder(_Readings({}, {part: 0.85, whole: 0.8})).add(question, mentions)
+    assert [m.text for m in unsure] == [part]
 
 
 def test_an_aside_describes_an_entity_only_as_closely_as_a_definition_does() -> None:
