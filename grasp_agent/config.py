@@ -198,7 +198,8 @@ class Settings(BaseSettings):
     doc_anchor_fields: bool = Field(
         default=True,
         description="Find and bind a described entity by the nodes' documents and their own text fields (a "
-        "definition, synonyms; the text branch's field vectors) together, not by the documents alone",
+        "definition, synonyms; the text branch's field vectors, and the share of a clause's words they hold) together, "
+        "not by the documents alone",
     )
     extraction_demos: Path | None = Field(
         default=None,

@@ -247,11 +247,11 @@ def candidate_clauses(
     fine = _pieces(question, outside, _FINE_BREAKS, frame, trailing)
     clauses += fine
     coarse_pieces = _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing)
-    spans = {(piece.start, piece.end) for piece in coarse_pieces}
     lists: list[Clause] = []
     if serial := serial_commas(question):  # a further reading: across the commas of a list of short items
-        lists = [p for p in _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing, serial)]
-        lists = [piece for piece in lists if (piece.start, piece.end) not in spans]
+        spans = {(piece.start, piece.end) for piece in coarse_pieces}
+        across = _pieces(question, outside, (_BREAK, _SENTENCE), frame, trailing, serial)
+        lists = [piece for piece in across if (piece.start, piece.end) not in spans]
     for coarse in coarse_pieces + lists:
         conjuncts = [c for c in fine if coarse.start <= c.start and c.end <= coarse.end]
         # in a list of short items the first conjunct holds the phrase's head too ("focal dystonia of the

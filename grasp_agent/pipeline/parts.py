@@ -82,8 +82,9 @@ class PipelineParts:
 
 
 def with_text_evidence(branch: GraphBranch, text_branch: TextBranch | None, settings: Settings) -> GraphBranch:
-    """The graph branch reading the text branch's indexes too: described entities bound by the nodes' own text
-    fields (dense; `GRASP_DOC_ANCHOR_FIELDS`), targets rescored by the relevance text's words (BM25)."""
+    """The graph branch reading the text branch's indexes too: described entities found and bound by the nodes'
+    own text fields (their cosines and the share of a clause's words they hold: `OwnTextReader`;
+    `GRASP_DOC_ANCHOR_FIELDS`), targets rescored by the relevance text's words (BM25)."""
     similarity = (
         OwnTextReader(text_branch.dense, text_branch.lexical)
         if settings.doc_anchor_fields and text_branch is not None and text_branch.dense is not None
