@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from grasp_agent.graph_branch.asked_type import QUESTION_WORDS
+from grasp_agent.graph_branch.phrases import occurrences
 
 # A sentence ends at . ! ? ; or : followed by a space: "Sorry if this is obvious: which genes ...?" asks after
 # the colon, and "... but never mind that; which ..." after the semicolon; a closing bracket may come between
@@ -26,7 +27,7 @@ _QUESTION_WORD = re.compile(rf"\b({QUESTION_WORDS})\b", re.IGNORECASE)
 def sentence_spans(question: str, names: Sequence[str] = ()) -> list[tuple[int, int]]:
     """(start, end) of each sentence, its closing punctuation included; blank ones left out. A break inside one
     of `names` (a name with a colon: "EMG: axonal abnormality") ends no sentence."""
-    inside = [place for name in names for place in _occurrences(question, name)]
+    inside = [place for name in names for place in occurrences(question, name)]
     spans: list[tuple[int, int]] = []
     start = 0
     for found in _BREAK.finditer(question):
@@ -53,15 +54,6 @@ def asking_span(question: str, names: Sequence[str] = ()) -> tuple[int, int] | N
     return worded[-1] if worded else None
 
 
-def _occurrences(question: str, mention: str) -> list[tuple[int, int]]:
-    lowered, wanted = question.lower(), mention.lower()
-    found, start = [], lowered.find(wanted)
-    while start >= 0 and wanted:
-        found.append((start, start + len(wanted)))
-        start = lowered.find(wanted, start + 1)
-    return found
-
-
 def said_only_around(question: str, words: Sequence[str], names: Sequence[str] = ()) -> frozenset[str]:
     """The `words` found in the question only outside the sentence that asks (none when no sentence asks apart
     from others; a word not in the question is never among them): "Background: I read about rare *diseases*.
@@ -74,7 +66,7 @@ def said_only_around(question: str, words: Sequence[str], names: Sequence[str] =
     return frozenset(
         word
         for word in words
-        if (places := _occurrences(question, word)) and not any(s < end and e > start for s, e in places)
+        if (places := occurrences(question, word)) and not any(s < end and e > start for s, e in places)
     )
 
 
@@ -83,7 +75,7 @@ def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:
     itself (else none: a vignette's asking sentence leaves what it asks about to the sentences before it). A
     mention not found in the question (an extractor's rewording) is never context, nor does it make one."""
     outside = said_only_around(question, mentions, mentions)
-    inside = any(mention not in outside and _occurrences(question, mention) for mention in mentions)
+    inside = any(mention not in outside and occurrences(question, mention) for mention in mentions)
     return outside if inside else frozenset()
 
 
@@ -109,7 +101,7 @@ def _sentences_marked(question: str, mentions: Sequence[str]) -> list[tuple[tupl
     asking = asking_span(question, mentions)
     if asking is None:
         return [(span, False) for span in spans]
-    places = [place for mention in mentions for place in _occurrences(question, mention)]
+    places = [place for mention in mentions for place in occurrences(question, mention)]
     return [
         ((start, end), (start, end) != asking and not any(s >= start and e <= end for s, e in places))
         for start, end in spans

@@ -57,3 +57,15 @@ def holds_words(key: str, part: str) -> bool:
 
 
 __all__ = ["folded_words", "holds_words", "phrase_key", "phrase_tokens"]
+
+
+def occurrences(text: str, phrase: str) -> list[tuple[int, int]]:
+    """(start, end) of every case-insensitive occurrence of `phrase` in `text`, overlapping ones too, in order;
+    none for an empty phrase. Offsets count the text as written (a phrase and its lower case are as long)."""
+    lowered, wanted = text.lower(), phrase.lower()
+    found: list[tuple[int, int]] = []
+    start = lowered.find(wanted) if wanted else -1
+    while start >= 0:
+        found.append((start, start + len(wanted)))
+        start = lowered.find(wanted, start + 1)
+    return found

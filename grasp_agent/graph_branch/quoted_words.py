@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from grasp_agent.graph_branch.phrases import phrase_key
+from grasp_agent.graph_branch.phrases import occurrences, phrase_key
 from grasp_agent.graph_branch.quotes import quoted_ranges
 
 MAX_WORDS = 3  # a longer quoted passage is a description, not a keyword
@@ -40,17 +40,6 @@ def quoted_keywords(question: str, mentions: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:MAX_KEYWORDS]
 
 
-def _ranges(question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
-    lowered = question.lower()
-    found = []
-    for text in texts:
-        start = lowered.find(text.lower()) if text else -1
-        while start >= 0:
-            found.append((start, start + len(text)))
-            start = lowered.find(text.lower(), start + 1)
-    return found
-
-
 def _within_chunk(chunk: re.Match[str], inside: list[tuple[int, int]]) -> bool:
     """Whether the mentions `inside` a chunk lie within it: not a word of a longer mention ("... ataxia")."""
     return not any(begin < chunk.start() or stop > chunk.end() for begin, stop in inside)
@@ -73,7 +62,7 @@ def modifier_keywords(
     the names hold each of its words; a compound with a frame word ("KCNQ2-related") or a word they do not
     hold, a word that is only part of a mention, or punctuation ends the reading. Read back from the type word; in question
     order. Pure."""
-    covered = _ranges(question, mentions)
+    covered = [place for mention in mentions for place in occurrences(question, mention)]
     lowered = question.lower()
     at = lowered.find(type_words.lower()) if type_words else -1
     while at >= 0 and any(start <= at < end for start, end in covered):

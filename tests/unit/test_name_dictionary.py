@@ -11,7 +11,7 @@ from grasp_agent.graph_branch.name_dictionary import (
     schema_words,
     within_one_edit,
 )
-from grasp_agent.graph_branch.phrases import phrase_key, phrase_tokens
+from grasp_agent.graph_branch.phrases import occurrences, phrase_key, phrase_tokens
 from grasp_agent.graph_branch.plan import MatchMode
 from grasp_agent.skb.schema import SkbSchema
 
@@ -57,6 +57,12 @@ def test_normalisation_folds_case_accents_plurals_and_splits_compounds() -> None
         ("related", 8, 15),
         ("x", 16, 17),
     ]
+
+
+def test_occurrences_are_every_case_insensitive_place_overlapping_ones_too() -> None:
+    assert occurrences("Ataxia, or ATAXIA again", "ataxia") == [(0, 6), (11, 17)]
+    assert occurrences("aaa", "aa") == [(0, 2), (1, 3)]
+    assert occurrences("anything", "") == [] and occurrences("", "x") == []
 
 
 def test_an_exact_whole_name_and_its_parts_are_all_found_with_offsets() -> None:
