@@ -56,9 +56,6 @@ def holds_words(key: str, part: str) -> bool:
     return f" {part} " in f" {key} "
 
 
-__all__ = ["folded_words", "holds_words", "phrase_key", "phrase_tokens"]
-
-
 def occurrences(text: str, phrase: str) -> list[tuple[int, int]]:
     """(start, end) of every case-insensitive occurrence of `phrase` in `text`, overlapping ones too, in order;
     none for an empty phrase. Offsets count the text as written (a phrase and its lower case are as long)."""
@@ -69,3 +66,6 @@ def occurrences(text: str, phrase: str) -> list[tuple[int, int]]:
         found.append((start, start + len(wanted)))
         start = lowered.find(wanted, start + 1)
     return found
+
+
+__all__ = ["folded_words", "holds_words", "occurrences", "phrase_key", "phrase_tokens"]

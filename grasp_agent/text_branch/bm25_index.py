@@ -336,9 +336,7 @@ class LexicalIndex:
         """The `k` nodes (of `node_type`, when given) whose text in one of `fields` holds the largest share of
         the query's distinct terms, each weighted by its idf in that field (`held_shares`): (id, type, best
         share over the fields), best first, ties by id. [] when the query has fewer than `min_words` terms."""
-        unknown = [name for name in fields if name not in self._indexes]
-        if unknown:
-            raise TextBranchError(f"unknown text field {', '.join(map(repr, unknown))}; known: {list(self._indexes)}")
+        self._check_fields(fields)
         terms = list(dict.fromkeys(self._tokenize(query)))
         if len(terms) < min_words:
             return []
@@ -367,13 +365,17 @@ class LexicalIndex:
         """BM25 of `query` under every node of each field (all mFAR fields unless `fields`): the top of a field
         and any node's score come from the same arrays."""
         names = list(fields or self.fields)
-        unknown = [name for name in names if name not in self._indexes]
-        if unknown:
-            raise TextBranchError(f"unknown text field {', '.join(map(repr, unknown))}; known: {list(self._indexes)}")
+        self._check_fields(names)
         if node_type is not None and node_type not in self.node_types:
             raise TextBranchError(f"unknown node type '{node_type}'; known: {list(self.node_types)}")
         tokens = self._tokenize(query)
         return QueryFieldScores(self, {name: self._indexes[name].scores(tokens) for name in names}, node_type)
+
+    def _check_fields(self, names: Sequence[str]) -> None:
+        """A clear error naming the fields this index does not hold, and those it does."""
+        unknown = [name for name in names if name not in self._indexes]
+        if unknown:
+            raise TextBranchError(f"unknown text field {', '.join(map(repr, unknown))}; known: {list(self._indexes)}")
 
     def _eligible(self, field: str, node_type: str | None) -> np.ndarray | None:
         """bool (documents of `field`,): which are of `node_type`; None when every type counts."""
