@@ -122,9 +122,10 @@ def abbreviated_type(token: str, schema: SkbSchema) -> str | None:
 
 def read_slot(question: str, schema: SkbSchema, after: int, *, led: bool = False) -> SlotWord | None:
     """The word starting the slot at `after` (past a leading "other", "all", ...) when it is a shortened type
-    word or an unread noun; None when it is a type word, a function word, a word of the schema's relations, a
-    modifier of a type word after it, or no word at all (a masked name). `led`: only a word after a leading one
-    counts (at the start of a question the first word may be a verb, "Count ...", but "Other dx" is a noun)."""
+    word or an unread noun; None when it is a type word, a function word, a word of the schema's relations or no
+    word at all (a masked name). The modifiers of a type word after them are passed over ("which rare d/o").
+    `led`: only a word after a leading one counts (at the start of a question the first word may be a verb,
+    "Count ...", but "Other dx" is a noun)."""
     position = after
     while (match := _TOKEN.match(question, _skip_space(question, position))) is not None:
         token = match.group(0).rstrip(".")
@@ -139,8 +140,12 @@ def read_slot(question: str, schema: SkbSchema, after: int, *, led: bool = False
         label = abbreviated_type(token, schema)
         if label is not None:
             return SlotWord(SlotKind.SHORTENED, match.start(), token, label)
-        if lowered in _relation_words(schema) or _modifies_a_type_word(question, schema, match.end()):
+        if lowered in _relation_words(schema):
             return None
+        if _modifies_a_type_word(question, schema, match.end()):
+            # "which nerves d/o ...": the type word the modifier heads is the slot's, written short or not
+            position, led = match.end(), False
+            continue
         return SlotWord(SlotKind.UNREAD, match.start(), token)
     return None
 

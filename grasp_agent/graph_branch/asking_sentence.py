@@ -22,6 +22,7 @@ from grasp_agent.graph_branch.phrases import occurrences
 # ("(Asking for a class.) Thanks!").
 _BREAK = re.compile(r"[.!?;:]+\)?\s+")
 _QUESTION_WORD = re.compile(rf"\b({QUESTION_WORDS})\b", re.IGNORECASE)
+_SLOT_WORD = re.compile(r"[\w'-]+")
 
 
 def sentence_spans(question: str, names: Sequence[str] = ()) -> list[tuple[int, int]]:
@@ -68,6 +69,35 @@ def said_only_around(question: str, words: Sequence[str], names: Sequence[str] =
         for word in words
         if (places := occurrences(question, word)) and not any(s < end and e > start for s, e in places)
     )
+
+
+# The most words between the word that asks and the thing it asks about: "what *specific subtype of* X",
+# "which *narrower term of* X", "list *the* X subtypes".
+SLOT_WORDS = 4
+
+
+def in_asking_slot(question: str, mention: str, names: Sequence[str] = ()) -> bool:
+    """Whether `mention` is what the question's asking words are about: a question word comes at most
+    SLOT_WORDS words before it in its sentence, and no other sentence asks ("Which kind of X ...", "List the X
+    subtypes ..."). Not so in a statement the question asks about afterwards ("My child shows some form of X.
+    What could it be?"), or after a verb ("What does a child with some form of X have?"). A question with no
+    question word at all ("X subtype: Y") is all slot. False when the mention is not in the question. `names`:
+    as for `sentence_spans`."""
+    places = occurrences(question, mention)
+    if not places:
+        return False
+    at = places[0][0]
+    if not _QUESTION_WORD.search(question):
+        return True
+    spans = sentence_spans(question, names)
+    sentence = next(((s, e) for s, e in spans if s <= at < e), (0, len(question)))
+    asking = asking_span(question, names)
+    if asking is not None and asking != sentence:
+        return False
+    asked = list(_QUESTION_WORD.finditer(question, sentence[0], at))
+    if not asked:
+        return False
+    return len(_SLOT_WORD.findall(question, asked[-1].end(), at)) <= SLOT_WORDS
 
 
 def context_mentions(question: str, mentions: Sequence[str]) -> frozenset[str]:

@@ -32,6 +32,7 @@ from grasp_agent.graph_branch.ranking import (
     GraphRanking,
     LexicalScorer,
     PlanRunner,
+    holds_name_terms,
 )
 from grasp_agent.graph_branch.route_reading import RouteReader
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder
@@ -304,6 +305,10 @@ class GraphBranch:
         if outcome.plan is None:
             return GraphRanking(reason=outcome.reason or "no valid plan")
         ranking = self._runner.run(outcome.plan, question=question, with_cypher=with_cypher)
+        if outcome.keyword_fallback is not None and not _holders(ranking, outcome.plan.name_contains):
+            named = self._runner.run(outcome.keyword_fallback, question=question, with_cypher=with_cypher)
+            if _holders(named, outcome.keyword_fallback.name_contains):
+                return named
         matched = any(node.exact for node in ranking.nodes)
         if outcome.fallback is None or matched and outcome.looped_anchor is None:
             return ranking
@@ -315,6 +320,11 @@ class GraphBranch:
         looped = next(anchor for anchor in outcome.plan.anchors if anchor.var == outcome.looped_anchor)
         itself = set(self._runner.named_nodes(looped))
         return narrowed if any(node.exact and node.node_id in itself for node in narrowed.nodes) else ranking
+
+
+def _holders(ranking: GraphRanking, terms: Sequence[str]) -> bool:
+    """Whether a target of the ranking holds the name keywords (grasp.plan.execute ranks such targets first)."""
+    return any(holds_name_terms(node.name, terms) for node in ranking.nodes)
 
 
 def planner_prompt(setting: str, llm: GraspLLM) -> PlannerPrompt:

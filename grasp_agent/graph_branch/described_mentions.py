@@ -35,6 +35,7 @@ from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.quantity_order import HIGHER, LOWER
 from grasp_agent.graph_branch.quotes import quoted_ranges
 from grasp_agent.graph_branch.relation_words import spaced_name
+from grasp_agent.graph_branch.schema_paths import hierarchy_cue
 from grasp_agent.graph_branch.type_words import type_word_tokens
 from grasp_agent.skb.schema import SkbSchema
 
@@ -50,6 +51,7 @@ MIN_CONTENT_WORDS = 3  # names are short; a description of one or two words is a
 NAMED_SHARE = 0.6  # a clause whose content words are mostly an anchor mention's is named, not described
 FOREIGN_SHARE = 0.4  # ... or largely named, when some of those names are of another type than the description's
 MAX_CLAUSES = 12  # bounds the embedding work per question
+CUE_WORDS = 3  # the words right before a name that can ask for its hierarchy ("some kind of", "a form of")
 
 # English words that introduce a description ("the one described as ...", "the term defined as ..."); with the
 # SKB's own type words (`description_words`: "the abnormality described as") they are skipped, too, when the
@@ -105,7 +107,9 @@ _WORD = re.compile(r"[\w][\w'+/.:-]*\w|\w")
 _COORDINATORS = frozenset({"and", "or", "and/or", "nor"})
 SERIAL_ITEM_WORDS = 2  # the most words of an item inside such a list
 # A relative clause opening right after a piece: "failure to name people and objects *that* are correctly perceived"
-_RELATIVE = re.compile(r"\s+(?:that|which|who|whose|where|when)\s", re.IGNORECASE)
+# A relative clause, restrictive or set off by a comma ("the pinna, which is also referred to as the auricle"), or
+# an appositive naming it again ("the hindbrain, also known as the rhombencephalon").
+_RELATIVE = re.compile(r"(?:,?\s+(?:that|which|who|whose|where|when)|,\s+also)\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -298,10 +302,11 @@ def _with_relative_clause(
 ) -> Clause | None:
     """The clause with the relative clause that opens right after it, up to the next break or coordination
     ("failure to name people and objects that are correctly perceived"; "a tremor that is triggered by holding a
-    limb"): a definition often says what a thing is in one, which the pieces cut off. Not past a coordination:
-    "... where underdevelopment of the organs together with broad philtrum and hydrocephalus" goes on to list
-    named things. None when no relative clause follows. A further reading, not a replacement: the better-linked
-    one wins."""
+    limb"; "an anomaly of the pinna, which is also referred to as the auricle"; "an anomaly of the hindbrain, also
+    known as the rhombencephalon"): a definition often says what a thing is in one, which the pieces cut off. Not
+    past a coordination: "... where underdevelopment of the organs together with broad philtrum and hydrocephalus"
+    goes on to list named things. None when no relative clause follows. A further reading, not a replacement: the
+    better-linked one wins."""
     opened = _RELATIVE.match(question, clause.end)
     if opened is None:
         return None
@@ -435,6 +440,19 @@ def names_a_symbol(question: str, clause: Clause, mentions: Sequence[Mention]) -
     )
 
 
+def names_a_kind_of(question: str, clause: Clause, mentions: Sequence[Mention]) -> bool:
+    """Whether an anchor mention inside the clause follows words that ask for its hierarchy inside the clause
+    ("has *a form of* hypophosphatemia involving ..."): that name is the genus a question narrows, an entity of
+    the question rather than a word of a description."""
+    for mention in mentions:
+        if not _inside(question, mention, clause):
+            continue
+        found = question.lower().find(mention.text.lower())
+        if hierarchy_cue(" ".join(_WORD.findall(question[clause.start : found])[-CUE_WORDS:])) is not None:
+            return True
+    return False
+
+
 def _within(clause: Clause, spans: Sequence[tuple[int, int]]) -> bool:
     return any(start <= clause.start and clause.end <= end for start, end in spans)
 
@@ -563,6 +581,9 @@ class DescribedMentionFinder:
             # movements"; "ventricular septal defect and lateral ventricle dilatation") is one description only
             # when it reads as closely as a quoted definition
             and (not clause.made_of_names or best[0] >= QUOTED_DEFINITION_SCORE)
+            # nor is a clause around a name it asks a kind of ("my son has a form of X involving Y"), unless it
+            # reads as a quoted definition does: X is the genus, the words after it the difference
+            and (best[0] >= QUOTED_DEFINITION_SCORE or not names_a_kind_of(question, clause, mentions))
             # a sentence around the question that names nothing ("(Asking for a genetics class.)") is first an
             # aside: it describes an entity only as closely as a definition does
             and (best[0] >= self._min_own_text_score or not _within(clause, asides))

@@ -30,14 +30,19 @@ from typing import Protocol
 
 from grasp_agent.graph_branch.answer_types import AnswerTypePrior
 from grasp_agent.graph_branch.asked_type import AskedTypeEvidence, AskedTypeModel, question_evidence
-from grasp_agent.graph_branch.asking_sentence import context_mentions, said_only_around, without_asides
+from grasp_agent.graph_branch.asking_sentence import (
+    context_mentions,
+    in_asking_slot,
+    said_only_around,
+    without_asides,
+)
 from grasp_agent.graph_branch.described_mentions import DEFAULT_MIN_SCORE as MIN_DOC_ANCHOR_SCORE
 from grasp_agent.graph_branch.described_mentions import DESCRIPTION_WORDS, description_words
 from grasp_agent.graph_branch.entity_table import EntityRow, EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.learned_loops import LearnedLoop
 from grasp_agent.graph_branch.mentions import MentionRole
-from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
+from grasp_agent.graph_branch.name_frames import called_keywords, framed_keywords, schema_name_words
 from grasp_agent.graph_branch.phrases import holds_words, phrase_key
 from grasp_agent.graph_branch.plan import Anchor, Direction, Hop, MatchMode, Plan, Risk, Target
 from grasp_agent.graph_branch.planning import PlanAttempt, PlanChecker, PlanningOutcome
@@ -303,6 +308,7 @@ class HeuristicPlanner:
         plan = self.build(question, table)
         outcome = checked_outcome(self.name, plan, check)
         fallback = self._fallback(question, table, plan, check) if aside and outcome.plan is not None else None
+        keyword_fallback = self._keyword_fallback(question, table, plan, check) if outcome.plan is not None else None
         notes = (
             [
                 f"'{row.mention.text}' is named only outside the sentence that asks: when no target matches the "
@@ -353,9 +359,18 @@ class HeuristicPlanner:
             notes.append(f"ranked by {ordered.order.property}, {way} first: '{ordered.cue}' ({named})")
         if plan.name_contains:
             shown = ", ".join(f"'{word}'" for word in plan.name_contains)
-            notes.append(f"targets whose name holds {shown} first (quoted or framed by a name, and no mention)")
+            how = "quoted, framed or given as a name, or before the asked type's word"
+            notes.append(f"targets whose name holds {shown} first ({how})")
+        if keyword_fallback is not None:
+            kept = {anchor.text for anchor in keyword_fallback.anchors}
+            set_aside = ", ".join(f"'{anchor.text}'" for anchor in plan.anchors if anchor.text not in kept)
+            notes.append(f"when no target holds the name keyword, the plan without the anchor {set_aside} runs")
         return dataclasses.replace(
-            outcome, notes=(*outcome.notes, *notes), fallback=fallback, looped_anchor=looped_anchor
+            outcome,
+            notes=(*outcome.notes, *notes),
+            fallback=fallback,
+            looped_anchor=looped_anchor,
+            keyword_fallback=keyword_fallback,
         )
 
     def _fallback(self, question: str, table: EntityTable, plan: Plan, check: PlanChecker) -> Plan | None:
@@ -364,6 +379,24 @@ class HeuristicPlanner:
         vignette's earlier sentences usually name what the answer has)."""
         narrowed = self.build(question, self.without_context(question, table))
         if narrowed == plan or not narrowed.anchors or not check(narrowed).valid:
+            return None
+        return narrowed
+
+    def _keyword_fallback(self, question: str, table: EntityTable, plan: Plan, check: PlanChecker) -> Plan | None:
+        """The plan with the anchors that a name keyword of `plan` holds set aside (a one-word mention before the
+        asked type's word is both: "Which Myopia disorders cause X?"), when it differs, keeps the keyword and is
+        valid: run when no target of `plan` holds the keyword. The answer's name says the word; its annotations
+        need not hold that node (a disease named "Myopia 6" annotated with a more specific term only)."""
+        keys = [phrase_key(word) for word in plan.name_contains]
+        held = {
+            id(row)
+            for row in self._anchor_rows(table)
+            if any(holds_words(key, phrase_key(row.mention.text)) for key in keys)
+        }
+        if not held:
+            return None
+        narrowed = self.build(question, _set_aside(table, held))
+        if narrowed == plan or not narrowed.name_contains or not check(narrowed).valid:
             return None
         return narrowed
 
@@ -807,11 +840,12 @@ class HeuristicPlanner:
     def _name_keywords(
         self, question: str, mentions: list[str], asked: tuple[str, str] | None, target_label: str
     ) -> tuple[str, ...]:
-        """What the answer's name must hold: quoted keywords and those a word for a name frames ("whose name
-        contains X"), then the unquoted words right before the asked type's word that few of the type's names hold
-        (with the names' shares)."""
+        """What the answer's name must hold: quoted keywords, those a word for a name frames ("whose name
+        contains X") and those given as a name outright ("something called X"), then the unquoted words right
+        before the asked type's word that few of the type's names hold (with the names' shares)."""
         framed = tuple(question[start:end] for start, end in framed_keywords(question, self._name_words))
-        quoted = tuple(dict.fromkeys(quoted_keywords(question, mentions) + framed))[:MAX_KEYWORDS]
+        called = tuple(question[start:end] for start, end in called_keywords(question))
+        quoted = tuple(dict.fromkeys(quoted_keywords(question, mentions) + framed + called))[:MAX_KEYWORDS]
         if asked is None or self._name_shares is None:
             return quoted
         named = [text for text in mentions if text.lower() != asked[1].lower()]  # the asked words are a mention too
@@ -879,16 +913,18 @@ class HeuristicPlanner:
         return _set_aside(table, {id(row) for row in self.context_rows(question, table)})
 
     def without_compound_names(self, question: str, table: EntityTable) -> EntityTable:
-        """The table with the mentions that together spell a name keyword before the asked type's word, or are a
-        part of one, in the context role ("the *parkinsonism-dystonia* disorders with X" asks for disorders so
-        named, not for a conjunction of parkinsonism and dystonia, which their annotations need not hold both of;
-        "the *early-onset* disorders" for no phenotype "Onset")."""
+        """The table with the mentions that together spell a name keyword before the asked type's word or one
+        given as a name outright ("something called X"), or are a part of one, in the context role ("the
+        *parkinsonism-dystonia* disorders with X" asks for disorders so named, not for a conjunction of parkinsonism
+        and dystonia, which their annotations need not hold both of; "the *early-onset* disorders" for no phenotype
+        "Onset")."""
         rows = self._anchor_rows(table)
+        keywords = [question[start:end] for start, end in called_keywords(question)]
         asked = target_mention(question, self._context.schema, [row.mention.text for row in rows])
-        if asked is None or self._name_shares is None:
-            return table
-        named = [row.mention.text for row in table.rows if row.mention.text.lower() != asked[1].lower()]
-        keywords = modifier_keywords(question, asked[1], named, self._name_shares(asked[0]), self._noise_words)
+        if asked is not None and self._name_shares is not None:
+            named = [row.mention.text for row in table.rows if row.mention.text.lower() != asked[1].lower()]
+            shares = self._name_shares(asked[0])
+            keywords += modifier_keywords(question, asked[1], named, shares, self._noise_words)
         aside: set[int] = set()
         for keyword in keywords:
             inside = [row for row in rows if row.mention.text.lower() in keyword.lower()]
@@ -1153,12 +1189,17 @@ def _hierarchy_asked(
 ) -> str | None:
     """For a question that names no type, the type of the first anchor whose own words ask for its hierarchy
     ("which kind of X ...", "a more specific form of X?"), or whose hierarchy the asked noun is ("X: which
-    *subtype* ..."): a kind of X is of X's type."""
+    *subtype* ..."): a kind of X is of X's type. Not a kind of X said outside the asking words while an anchor of
+    another type is named too ("My child carries a G mutation and shows some form of X. What could it be?"):
+    that kind is one more constraint on what joins both, and the other evidence says what is asked."""
+    labels = {row.best.label for row in anchor_rows if row.best is not None}
     for row in anchor_rows:
         if row.best is None or row.mention.match_mode is MatchMode.DOC:
             continue
         before, after = _mention_scope(question, row.mention.text, mentions, framing=framing)
-        if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None:
+        if mention_hierarchy_cue(" ".join(before), " ".join(after)) is not None and (
+            labels == {row.best.label} or in_asking_slot(question, row.mention.text, mentions)
+        ):
             return row.best.label
         if asked_noun_cue(question, row.best.label, counts, words):
             return row.best.label

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.quoted_words import MAX_WORDS
 from grasp_agent.skb.schema import SkbSchema
 
@@ -68,6 +69,24 @@ def framed_keywords(question: str, words: frozenset[str]) -> list[tuple[int, int
     return sorted(set(found))
 
 
+# A name given outright: "something called X", "a disorder named X", "the one termed X".
+_CALLED = re.compile(rf"\b(?:called|named|termed)\s+(?P<keyword>{_WORD})", re.I)
+
+
+def called_keywords(question: str) -> list[tuple[int, int]]:
+    """(start, end) of each keyword a question gives as a name outright ("something called Myopia", "a disorder
+    named Kabuki"): a word of the named thing's name, or a run of capitalised ones (`_capitalised_run`), in
+    question order. Unlike a framed keyword it may be an entity's own name too ("a gene called FBN1"), so it is
+    left to the mentions as well; a quoted one is `quoted_words`' and a function word ("named in") is none. Pure."""
+    found = []
+    for match in _CALLED.finditer(question):
+        start, end = match.span("keyword")
+        if match.group("keyword").lower() in FUNCTION_WORDS:
+            continue
+        found.append((start, _capitalised_run(question, start, end)))
+    return found
+
+
 # The name as the object of "in": "a disease with X in its name that features Y" ends the frame at "name".
 _IN_THE_NAME = re.compile(r"\bin\s+(?:its|their|the|his|her)\s+$", re.I)
 
@@ -94,4 +113,4 @@ def _capitalised_run(question: str, start: int, end: int) -> int:
     return end
 
 
-__all__ = ["framed_keywords", "name_words", "schema_name_words"]
+__all__ = ["called_keywords", "framed_keywords", "name_words", "schema_name_words"]

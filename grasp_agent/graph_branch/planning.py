@@ -42,6 +42,10 @@ class PlanningOutcome:
     # words: the fallback (the plan leaving it to the text) runs, too, when the node it names matches the rest of
     # the question itself ("the Rabin-Pappas disorders with P" asks for Rabin-Pappas syndrome, not its gene's others)
     looped_anchor: str | None = None
+    # the plan to run when no target of `plan` holds its name keyword: the anchors the keyword holds set aside ("Which
+    # Myopia disorders ...": Myopia is a phenotype and a word of the answer's name; "Myopia 6" is annotated with a
+    # more specific term only, so the anchor kept out every target so named), validated
+    keyword_fallback: Plan | None = None
 
     @property
     def parsed(self) -> bool:

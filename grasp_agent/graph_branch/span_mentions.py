@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.mentions import Mention, MentionRole
-from grasp_agent.graph_branch.name_dictionary import NameDictionary
+from grasp_agent.graph_branch.name_dictionary import NameDictionary, within_one_edit
 from grasp_agent.graph_branch.name_frames import framed_keywords, schema_name_words
 from grasp_agent.graph_branch.phrases import holds_words, phrase_key
 from grasp_agent.graph_branch.procedure_calls import SCAN_CANDIDATES, GraphProcedures, NodeLink
@@ -117,6 +117,10 @@ class SpanMentionFinder:
         self._type_words = frozenset(w for t in schema.node_types for w in type_words(t))
         self._name_words = schema_name_words(schema)
         self._plural_type_words = plural_type_words(schema)
+        # the words a misspelt longer name may be written among (`_spells`): function words and type words
+        self._frame_keys = frozenset(phrase_key(word) for word in FUNCTION_WORDS) | frozenset(
+            word for phrase in self._type_words for word in phrase_key(phrase).split()
+        )
 
     def extract(self, question: str) -> list[Mention]:
         mentions = [Mention(text=span.text, types=labels) for span, labels in self._linked_spans(question)]
@@ -195,9 +199,10 @@ class SpanMentionFinder:
     def _scored(self, spans: list[Span], links: list[list[NodeLink]], exact: list[ScoredSpan]) -> list[ScoredSpan]:
         """Each span's best link, if it reaches min_score. One that contains an exact name and links to a longer
         name holding it scores 1 too (promoted), when that name is not itself written exactly in the question, has
-        about as many words as the span (within one), and the span cuts no exact name in two: a misspelt longer
-        name ("distal muscle weakenss"), not a fragment around one ("gene with Autosomal recessive spastic
-        paraplegia"), nor a reordering of an exact name inside it."""
+        about as many words as the span (within one), the span cuts no exact name in two and writes no word the
+        name lacks but a slip of one (`_spells`): a misspelt longer name ("distal muscle weakenss"), not a fragment
+        around one ("gene with Autosomal recessive spastic paraplegia", "X conditions presenting Y"), nor a
+        reordering of an exact name inside it."""
         exact_keys = {item.key for item in exact}
         scored = []
         for span, candidates in zip(spans, links, strict=True):
@@ -229,9 +234,20 @@ class SpanMentionFinder:
                     holds_words(linked_key, item.key) and len(linked_key.split()) > len(item.key.split())
                     for item in inside
                 )
+                and self._spells(span_key, linked_words)
             )
             scored.append(ScoredSpan(span, 1.0 if promoted else best.score, (best.label,), promoted=promoted))
         return scored
+
+    def _spells(self, span_key: str, linked_words: set[str]) -> bool:
+        """Whether every word of the span is a word of the linked name, a slip of one (one edit away), or a
+        function or type word: what a misspelt name is written with. "Craniosynostosis conditions presenting
+        bicoronal synostosis" holds two names and a verb, no misspelling of "Non-syndromic bicoronal
+        craniosynostosis"."""
+        return all(
+            word in self._frame_keys or any(within_one_edit(word, name_word) for name_word in linked_words)
+            for word in span_key.split()
+        )
 
 
 @dataclass(frozen=True)

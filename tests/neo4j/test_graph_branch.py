@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 
 import pytest
@@ -12,7 +14,8 @@ from grasp_agent.embed.base import GraspEmbedder
 from grasp_agent.graph_branch.branch import NAME_TOKENS, GraphBranch
 from grasp_agent.graph_branch.entity_table import build_entity_table
 from grasp_agent.graph_branch.mentions import Mention
-from grasp_agent.graph_branch.plan import Plan
+from grasp_agent.graph_branch.plan import Plan, parse_plan
+from grasp_agent.graph_branch.planning import PlanningOutcome
 from grasp_agent.graph_branch.procedure_calls import GraphProcedures
 from grasp_agent.graph_branch.ranking import ExecutionSettings, PlanRunner
 from tests.conftest import TEST_INSTANCE_ENV, cli_env
@@ -267,6 +270,47 @@ def test_a_keyword_no_target_name_holds_orders_nothing(branch: GraphBranch) -> N
     # the targets come as the plan without the keyword ranks them, and the ranking says why
     assert keyed.ranking.node_ids == plain.node_ids and len(plain.node_ids) >= 2
     assert keyed.ranking.note is not None and "name keyword 'qzxv' dropped" in keyed.ranking.note
+
+
+def test_a_keyword_no_target_of_the_plan_holds_runs_the_plan_without_the_anchor_it_names(
+    branch: GraphBranch, driver: Driver
+) -> None:
+    # a disease presenting epileptic spasms, a word of its name no other disease's name holds, and a phenotype it
+    # lacks that another such disease has ("Which Myopia disorders ...": "Myopia 6" lacks the phenotype Myopia)
+    rows, _, _ = driver.execute_query(
+        "MATCH (d:Disease)-[:HAS_PHENOTYPE]->(:Phenotype {id: 'HP:0011097'})<-[:HAS_PHENOTYPE]-(o:Disease) "
+        "MATCH (o)-[:HAS_PHENOTYPE]->(p:Phenotype) WHERE o <> d AND NOT (d)-[:HAS_PHENOTYPE]->(p) "
+        "RETURN d.id AS id, d.name AS name, p.name AS phenotype ORDER BY d.id, p.id"
+    )
+    found = None
+    for row in rows:
+        for word in sorted({w.lower() for w in re.split(r"[^A-Za-z]+", row["name"]) if len(w) > 4}):
+            holders, _, _ = driver.execute_query(
+                "MATCH (x:Disease) WHERE toLower(x.name) CONTAINS $word RETURN count(x) AS n", word=word
+            )
+            if holders[0]["n"] == 1:
+                found = (row["id"], row["phenotype"], word)
+                break
+        if found:
+            break
+    assert found is not None
+    disease, phenotype, word = found
+    anchors = [
+        {"var": "a1", "type": "Phenotype", "text": "epileptic spasms", "match_mode": "name"},
+        {"var": "a2", "type": "Phenotype", "text": phenotype, "match_mode": "name"},
+    ]
+    hops = [{"source": a["var"], "relation": "HAS_PHENOTYPE", "target": "t"} for a in anchors]
+    common = {"target": {"var": "t", "type": "Disease"}, "relevance_text": "", "name_contains": [word]}
+    plan = parse_plan(json.dumps({"anchors": anchors, "hops": hops, **common}))
+    fallback = parse_plan(json.dumps({"anchors": anchors[:1], "hops": hops[:1], **common}))
+    # the plan's own targets: none holds the word, since the one disease whose name does lacks the phenotype
+    alone = branch.execute(PlanningOutcome("test", plan))
+    assert alone.nodes and disease not in alone.node_ids
+    kept = branch.execute(PlanningOutcome("test", plan, keyword_fallback=fallback))
+    assert kept.node_ids[0] == disease
+    # a fallback whose targets hold the word no better is not taken
+    unheld = parse_plan(json.dumps({**json.loads(fallback.to_json()), "name_contains": ["qzxv"]}))
+    assert branch.execute(PlanningOutcome("test", plan, keyword_fallback=unheld)).node_ids == alone.node_ids
 
 
 # ---- soft constraints (#30): a plan nobody matches wholly ranks its partial matches -------------------------------

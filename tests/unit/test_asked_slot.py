@@ -102,6 +102,9 @@ def test_a_noun_in_the_slot_the_schema_cannot_read_is_unread(question: str, unre
         ("Which FBN1 variants cause Seizure?", None),
         # unless the word shortens a type word, which the name then modifies (the verb after it is no type word)
         ("Which FBN1 d/o feature a more specific kind of Seizure?", ("Disease", "d/o")),
+        # past an ordinary word modifying the shortened type word ("nerves" names no type)
+        ("Which nerves d/o cause Seizure?", ("Disease", "d/o")),
+        ("Which rare inherited conds cause Seizure?", ("Disease", "conds")),
         # outside the slot a start of a type word is an ordinary word
         ("Count the genes of Marfan syndrome", ("Gene", "genes")),
     ],

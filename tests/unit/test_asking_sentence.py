@@ -8,6 +8,7 @@ from grasp_agent.graph_branch.asking_sentence import (
     aside_spans,
     asking_span,
     context_mentions,
+    in_asking_slot,
     said_only_around,
     sentence_spans,
     without_asides,
@@ -93,3 +94,15 @@ def test_a_sentence_naming_a_mention_is_no_aside_and_one_sentence_has_none() -> 
     assert without_asides("Thanks. Which disease is it?", ["X"]) == "Which disease is it?"
     assert without_asides("List diseases with X", ["X"]) == "List diseases with X"
     assert without_asides("Hello there. Diseases with X.", ["X"]) == "Hello there. Diseases with X."
+
+
+def test_a_mention_is_in_the_asking_slot_when_the_asking_words_lead_to_it() -> None:
+    assert in_asking_slot("Which kind of seizure starts in sleep?", "seizure")
+    assert in_asking_slot("What specific subtype of hypophosphatemia has X in its definition?", "hypophosphatemia")
+    assert in_asking_slot("List the seizure subtypes that mention sleep.", "seizure")
+    assert in_asking_slot("seizure subtype: sleep", "seizure")  # no question word: the whole is the request
+    # a statement the question asks about afterwards, or a mention after a verb, is not what the words ask for
+    assert not in_asking_slot("My child shows some form of seizure. What could it be?", "seizure")
+    assert not in_asking_slot("My child shows some form of seizure, what could it be?", "seizure")
+    assert not in_asking_slot("What does a child with some particular form of seizure usually have?", "seizure")
+    assert not in_asking_slot("Which kind of seizure?", "tremor")  # not in the question

@@ -449,3 +449,39 @@ def test_an_aside_describes_an_entity_only_as_closely_as_a_definition_does() -> 
     asked = "Which disease shows hemiballismus when asking for a genetics class?"
     found = _finder(_Readings({"asking for a genetics class": 0.6}, {})).add(asked, mentions)
     assert [m.text for m in found] == ["hemiballismus", "asking for a genetics class"]
+
+
+def test_a_clause_around_a_name_it_asks_a_kind_of_describes_only_as_a_quoted_definition_does() -> None:
+    question = "The report says my son has a form of hypophosphatemia involving inappropriately. Which term is that?"
+    clause = "report says my son has a form of hypophosphatemia involving inappropriately"
+    mentions = [Mention(text="hypophosphatemia", types=("Phenotype",))]
+    assert clause in [c.text for c in _finder(_Readings({}, {})).clauses(question, mentions)]
+    # "a form of X involving Y" names X, the genus it narrows: a reading as close as a definition's keeps the name
+    kept = _finder(_Readings({clause: 0.75}, {})).add(question, mentions)
+    assert [(m.text, m.match_mode) for m in kept] == [("hypophosphatemia", MatchMode.NAME)]
+    # a quoted definition's closeness still makes it one description
+    sure = _finder(_Readings({clause: QUOTED_DEFINITION_SCORE + 0.01}, {})).add(question, mentions)
+    assert [(m.text, m.match_mode) for m in sure] == [(clause, MatchMode.DOC)]
+    # a name inside without the words that ask for its kind is a word of the description, as before
+    plain = "The report says my son has hypophosphatemia involving inappropriately. Which term is that?"
+    read = _finder(_Readings({"report says my son has hypophosphatemia involving inappropriately": 0.75}, {}))
+    assert [m.match_mode for m in read.add(plain, mentions)] == [MatchMode.DOC]
+
+
+def test_a_relative_clause_or_appositive_after_a_comma_joins_one_further_reading() -> None:
+    pinna = "Which disease features a problem where an anomaly of the pinna, which is also referred to as the auricle?"
+    assert "anomaly of the pinna, which is also referred to as the auricle" in _texts(pinna)
+    hindbrain = (
+        "Which diseases feature some narrower form of an anomaly of the hindbrain, also known as the rhombencephalon?"
+    )
+    texts = _texts(hindbrain)
+    assert "anomaly of the hindbrain, also known as the rhombencephalon" in texts
+    # the piece before the comma alone is too short to be a description; the appositive says nothing alone
+    assert "anomaly of the hindbrain" not in texts
+    # up to the coordination that goes on to list a named thing, as a relative clause without a comma
+    teeth = (
+        "What disorder has lowered size of the teeth, which can be defined as a small tooth diameter and optic atrophy?"
+    )
+    assert "lowered size of the teeth, which can be defined as a small tooth diameter" in _texts(teeth)
+    # a comma before any other word opens no such reading
+    assert not any("pinna, and" in text for text in _texts("Which disease has an anomaly of the pinna, and deafness?"))

@@ -427,6 +427,30 @@ def test_a_type_word_only_around_a_sentence_asking_for_a_hierarchy_is_context() 
     )
 
 
+def test_a_kind_of_x_said_outside_the_asking_words_beside_another_types_anchor_does_not_set_the_asked_type() -> None:
+    # training questions with a gene and a phenotype anchor asked for diseases
+    labels = {"d:1": "Disease", "g:1": "Gene", "p:1": "Phenotype", "p:2": "Phenotype"}
+    prior = fit_answer_type_prior("hpo", [(("g:1", "p:1"), ("d:1",))] * 3 + [(("p:1",), ("p:2",))], labels)
+    planner = HeuristicPlanner(HPO_CONTEXT, answer_types=prior)
+    table = EntityTable((_row("POLG", "Gene", 1.0), _row("visual impairment", "Phenotype", 1.0)))
+    # the child shows a kind of visual impairment: one more constraint on what joins POLG and it
+    vignette = "My child carries a POLG mutation and shows some particular form of visual impairment. What could it be?"
+    plan = planner.build(vignette, table)
+    assert plan.target.type == "Disease"
+    assert ("IS_A", "in") in [(h.relation, h.direction.value) for h in plan.hops]  # the kind is still asked
+    # the asking words ask for the kind themselves
+    for question in (
+        "Which form of visual impairment is associated with POLG?",
+        "POLG: which specific form of visual impairment?",
+    ):
+        assert planner.build(question, table).target.type == "Phenotype", question
+    # the same vignette naming no other type's anchor asks for the kind
+    alone = EntityTable((_row("visual impairment", "Phenotype", 1.0),))
+    assert planner.build("My child shows some form of visual impairment. What could it be?", alone).target.type == (
+        "Phenotype"
+    )
+
+
 def test_a_role_noun_of_a_hierarchy_after_the_asking_word_asks_for_the_anchors_own_type() -> None:
     # no type word: "subtype" is IS_A's source noun in the schema, stored child -> parent, so the hop goes down
     planner = HeuristicPlanner(HPO_CONTEXT)
@@ -660,25 +684,35 @@ def _exact(question: str, text: str, key: str) -> ScoredSpan:
 
 def test_a_span_around_an_exact_name_counts_as_exact_only_when_it_links_a_longer_name() -> None:
     finder = SpanMentionFinder(None, None, HPO_SCHEMA)  # type: ignore[arg-type]  # _scored calls neither
-    question = "disorders, Distal muscle weakenss; conditions, Bilateral renal agenesis"
+    question = (
+        "disorders, Distal muscle weakenss; conditions, Bilateral renal agenesis; Craniosynostosis conditions "
+        "presenting bicoronal synostosis"
+    )
     exact = [
         _exact(question, "muscle", "muscle"),
         _exact(question, "Bilateral renal agenesis", "bilateral renal agenesis"),
         _exact(question, "renal agenesis", "renal agenesis"),
+        _exact(question, "Craniosynostosis", "craniosynostosis"),
+        _exact(question, "bicoronal synostosis", "bicoronal synostosis"),
     ]
     spans = [
         _scored(question, "disorders, Distal muscle weakenss", 0.9).span,  # a misspelt longer name around "muscle"
         _scored(question, "conditions, Bilateral renal agenesis", 0.92).span,
+        _scored(question, "Craniosynostosis conditions presenting bicoronal synostosis", 0.917).span,
     ]
     links = [
         [NodeLink("HP:0002460", "Distal muscle weakness", "Phenotype", 0.9, 3)],
         # the exact name inside, reordered: the span adds only a type word
         [NodeLink("ORPHA:1", "Renal agenesis, bilateral", "Disease", 0.92, 3)],
+        # a longer name holding an exact name inside, but the span writes words it lacks ("presenting"): two names
+        # and a verb, no misspelling of it
+        [NodeLink("ORPHA:35099", "Non-syndromic bicoronal craniosynostosis", "Disease", 0.917, 3)],
     ]
     scored = finder._scored(spans, links, exact)
     assert [(item.span.text, item.score, item.promoted) for item in scored] == [
         ("disorders, Distal muscle weakenss", 1.0, True),
         ("conditions, Bilateral renal agenesis", 0.92, False),
+        ("Craniosynostosis conditions presenting bicoronal synostosis", 0.917, False),
     ]
 
 

@@ -6,8 +6,9 @@ from grasp_agent.graph_branch.described_mentions import candidate_clauses, claus
 from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.function_words import FUNCTION_WORDS
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner
+from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.name_dictionary import DictionaryEntry, NameDictionary
-from grasp_agent.graph_branch.name_frames import framed_keywords, name_words
+from grasp_agent.graph_branch.name_frames import called_keywords, framed_keywords, name_words
 from grasp_agent.graph_branch.schema_paths import asked_slot_word
 from grasp_agent.graph_branch.span_mentions import SpanMentionFinder, candidate_spans
 from grasp_agent.skb.hpo import HPO_SCHEMA
@@ -95,3 +96,27 @@ def test_a_framed_keyword_belongs_to_no_described_clause() -> None:
     assert any("usher" in text for text in read_alone)  # "searching ... usher": three content words
     clauses = [c.text for c in candidate_clauses(question, frame, trailing=trailing, keywords=keywords)]
     assert clauses == ["slowly worsening loss of hearing"]
+
+
+def test_a_name_given_outright_is_a_keyword_that_may_also_be_a_mention() -> None:
+    def called(question: str) -> list[str]:
+        return [question[start:end] for start, end in called_keywords(question)]
+
+    assert called("The doctor mentioned something called early-onset for my son's poor speech.") == ["early-onset"]
+    assert called("a disorder named Van Maldergem syndrome with X") == ["Van Maldergem"]  # a capitalised run
+    assert called("Which gene is named in the report?") == []  # a function word is no name
+    assert called("Which diseases present with Seizure?") == []
+    target = _row("disease", "Disease", 0.6, role=MentionRole.TARGET)
+    planner = HeuristicPlanner(HPO_CONTEXT)
+    # a mention that is a part of it is a word of the name, no entity ("onset" of "early-onset")
+    vignette = (
+        "The doctor mentioned something called early-onset for my son's poor speech. Which disease could that be?"
+    )
+    table = EntityTable((_row("onset", "Phenotype", 1.0), _row("poor speech", "Phenotype", 1.0), target))
+    plan = planner.build(vignette, table)
+    assert plan.name_contains == ("early-onset",) and [a.text for a in plan.anchors] == ["poor speech"]
+    # a whole mention stays an anchor too ("a gene called FBN1" names the gene)
+    myopia = vignette.replace("early-onset", "Myopia")
+    whole = EntityTable((_row("Myopia", "Phenotype", 1.0), _row("poor speech", "Phenotype", 1.0), target))
+    kept = planner.build(myopia, whole)
+    assert kept.name_contains == ("Myopia",) and [a.text for a in kept.anchors] == ["Myopia", "poor speech"]

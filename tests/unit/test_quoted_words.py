@@ -6,6 +6,7 @@ from grasp_agent.graph_branch.entity_table import EntityTable
 from grasp_agent.graph_branch.heuristic_planner import HeuristicPlanner, frame_words
 from grasp_agent.graph_branch.mentions import MentionRole
 from grasp_agent.graph_branch.plan import parse_plan
+from grasp_agent.graph_branch.planning import PlanCheck
 from grasp_agent.graph_branch.quoted_words import modifier_keywords, quoted_keywords
 from tests.unit.test_graph_branch_units import HPO_CONTEXT, _row
 
@@ -105,3 +106,30 @@ def test_the_mentions_of_a_compound_name_keyword_are_no_anchors() -> None:
     shares["Disease"] |= {"early": 0.01, "onset": 0.015}
     part = planner.build("List the early-onset disorders annotated with Anarthria.", EntityTable(onset))
     assert part.name_contains == ("early-onset",) and [a.text for a in part.anchors] == ["Anarthria"]
+
+
+def test_a_mention_that_is_also_the_name_keyword_is_set_aside_in_a_fallback_plan() -> None:
+    target = _row("disorders", "Disease", 0.6, role=MentionRole.TARGET)
+    table = EntityTable((_row("Myopia", "Phenotype", 1.0), _row("reduced visual acuity", "Phenotype", 1.0), target))
+    shares = {"Disease": {"myopia": 0.004}}
+    planner = HeuristicPlanner(HPO_CONTEXT, name_shares=lambda label: shares.get(label, {}))
+    outcome = planner.plan("Which Myopia disorders cause reduced visual acuity?", table, lambda plan: PlanCheck(True))
+    assert outcome.plan is not None and outcome.plan.name_contains == ("Myopia",)
+    assert [a.text for a in outcome.plan.anchors] == ["Myopia", "reduced visual acuity"]
+    # run when no target of the plan holds "Myopia": diseases so named need not be annotated with the phenotype
+    fallback = outcome.keyword_fallback
+    assert fallback is not None and fallback.name_contains == ("Myopia",)
+    assert [a.text for a in fallback.anchors] == ["reduced visual acuity"]
+    assert any("the plan without the anchor 'Myopia' runs" in note for note in outcome.notes)
+    # no keyword, or a keyword no anchor's words make up: nothing to set aside
+    plain = planner.plan("Which disorders cause reduced visual acuity?", table, lambda plan: PlanCheck(True))
+    assert plain.keyword_fallback is None
+    myopia = EntityTable((table.rows[0], target))
+    quoted = planner.plan('Which disorders named "Bornholm" cause Myopia?', myopia, lambda plan: PlanCheck(True))
+    assert quoted.plan is not None and quoted.plan.name_contains == ("Bornholm",)
+    assert quoted.keyword_fallback is None
+    # an invalid fallback is none
+    checked = planner.plan(
+        "Which Myopia disorders cause reduced visual acuity?", table, lambda plan: PlanCheck(len(plan.anchors) > 1)
+    )
+    assert checked.keyword_fallback is None
