@@ -69,15 +69,19 @@ def framed_keywords(question: str, words: frozenset[str]) -> list[tuple[int, int
     return sorted(set(found))
 
 
-# A name given outright: "something called X", "a disorder named X", "the one termed X".
-_CALLED = re.compile(rf"\b(?:called|named|termed)\s+(?P<keyword>{_WORD})", re.I)
+# A name given outright to a thing the speaker cannot say more of: "something called X", "anything named X". After
+# a noun ("the country called Chad", "the one named X") the words name that entity, which is a mention, not the
+# answer's name.
+_CALLED = re.compile(
+    rf"\b(?:something|anything|someone|somebody)\s+(?:called|named|termed)\s+(?P<keyword>{_WORD})", re.I
+)
 
 
 def called_keywords(question: str) -> list[tuple[int, int]]:
-    """(start, end) of each keyword a question gives as a name outright ("something called Myopia", "a disorder
-    named Kabuki"): a word of the named thing's name, or a run of capitalised ones (`_capitalised_run`), in
-    question order. Unlike a framed keyword it may be an entity's own name too ("a gene called FBN1"), so it is
-    left to the mentions as well; a quoted one is `quoted_words`' and a function word ("named in") is none. Pure."""
+    """(start, end) of each keyword a question gives as a name outright ("The doctor mentioned something called
+    Myopia ..."): a word of the named thing's name, or a run of capitalised ones (`_capitalised_run`), in question
+    order. Unlike a framed keyword it may be an entity's own name too, so it is left to the mentions as well; a
+    quoted one is `quoted_words`' and a function word is none. Pure."""
     found = []
     for match in _CALLED.finditer(question):
         start, end = match.span("keyword")

@@ -103,8 +103,11 @@ def test_a_name_given_outright_is_a_keyword_that_may_also_be_a_mention() -> None
         return [question[start:end] for start, end in called_keywords(question)]
 
     assert called("The doctor mentioned something called early-onset for my son's poor speech.") == ["early-onset"]
-    assert called("a disorder named Van Maldergem syndrome with X") == ["Van Maldergem"]  # a capitalised run
-    assert called("Which gene is named in the report?") == []  # a function word is no name
+    assert called("I read about something named Van Maldergem syndrome") == ["Van Maldergem"]  # a capitalised run
+    assert called("Is there something called the X?") == []  # a function word is no name
+    # after a noun the words name that entity, a mention: "the country called Chad" is no keyword of its neighbours
+    assert called("Which countries border the one called Chad?") == []
+    assert called("Which cities are located in the country named France?") == []
     assert called("Which diseases present with Seizure?") == []
     target = _row("disease", "Disease", 0.6, role=MentionRole.TARGET)
     planner = HeuristicPlanner(HPO_CONTEXT)
